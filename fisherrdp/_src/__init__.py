@@ -1,0 +1,1 @@
+"""Private implementation of fisherrdp. Import the public modules instead."""

@@ -1,0 +1,41 @@
+"""The paper's closed-form bounds, each a pure function citing its theorem.
+
+Fisher-information bounds for θ ↦ χ²_d(θ²) (Prop 5.1, App. E.1, App. F.3), the local expansion
+(Prop 3.1), the Theorem 5.1 envelope, Theorems 5.2–5.4 in both the printed and the re-derived
+reading, and the building blocks of the Prop 3.2 path bound. Implementation and derivations:
+:mod:`fisherrdp._src.bounds`; the mathematics: ``../shared/notes/MATH.md``.
+"""
+
+from fisherrdp._src.bounds import (
+    fisher_lower_prop51,
+    fisher_upper_idier_collewet,
+    fisher_upper_poincare,
+    fisher_upper_prop51,
+    fisher_upper_quadratic,
+    fisher_upper_trivial,
+    gaussian_renyi,
+    local_expansion_prop31,
+    path_bound_from_integral,
+    postprocessing_envelope,
+    theorem51_envelope,
+    theorem52_bound,
+    theorem53_fisher_bound,
+    theorem54_bound,
+)
+
+__all__ = [
+    "fisher_lower_prop51",
+    "fisher_upper_prop51",
+    "fisher_upper_quadratic",
+    "fisher_upper_idier_collewet",
+    "fisher_upper_poincare",
+    "fisher_upper_trivial",
+    "gaussian_renyi",
+    "local_expansion_prop31",
+    "theorem51_envelope",
+    "theorem52_bound",
+    "theorem53_fisher_bound",
+    "theorem54_bound",
+    "path_bound_from_integral",
+    "postprocessing_envelope",
+]

@@ -1,0 +1,19 @@
+"""Every docstring example of the implementation modules runs and prints what it says."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "fisherrdp._src.special.bessel",
+    "fisherrdp._src.bounds",
+    "fisherrdp._src.validation",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} failing examples in {name}"

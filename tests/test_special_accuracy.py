@@ -1,0 +1,429 @@
+"""Table-driven accuracy tests of :mod:`fisherrdp.special` against mpmath reference fixtures.
+
+The fixtures in ``tests/fixtures/*.json`` are written by ``tests/fixtures/make_special_fixtures.py``
+(mpmath at 50 significant digits, every value rounded once to float64). Each row carries a
+``regime`` label; the tests are parametrized by regime so a failure says where the algorithm is
+weak. Every function is evaluated once on the whole array of a regime (gradients through
+``jax.jit(jax.vmap(jax.grad(...)))``), and a failing assertion prints the worst points.
+
+Tolerances (float64):
+
+* log I, log ive, log 0F1:  |error| <= 2e-14 * max(1, |value|);
+* I_{v+1}/I_v:              relative error <= 1e-13;
+* first derivatives:        relative 1e-10, absolute 1e-12 where |derivative| < 1e-2;
+* second derivatives:       relative 1e-8,  absolute 1e-10 where |value| < 1e-2;
+* log 0F1 for tiny x (and log I_0 for tiny x, the same function): relative error <= 1e-13;
+* float32:                  50 * eps(float32) * max(1, |value|) (ratio: relative), float32 output.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.special as sps
+
+from fisherrdp import special
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+
+VALUE_RTOL = 2e-14
+RATIO_RTOL = 1e-13
+D1_RTOL, D1_ATOL, D1_SMALL = 1e-10, 1e-12, 1e-2
+D2_RTOL, D2_ATOL, D2_SMALL = 1e-8, 1e-10, 1e-2
+TINY_RTOL = 1e-13
+F32_TOL = 50 * float(np.finfo(np.float32).eps)
+
+
+# ----------------------------------------------------------------------------------------------
+# fixtures
+# ----------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _load(name: str) -> dict:
+    with open(FIXTURES / f"{name}.json") as fh:
+        return json.load(fh)
+
+
+@functools.lru_cache(maxsize=None)
+def _table(name: str, section: str = "rows") -> dict[str, np.ndarray]:
+    """Columns of a fixture section as float64 arrays (``regime`` as an object array)."""
+    rows = _load(name)[section]
+    keys = rows[0].keys()
+    out = {}
+    for k in keys:
+        col = [r[k] for r in rows]
+        out[k] = np.asarray(col, dtype=object if k == "regime" else np.float64)
+    return out
+
+
+def _regimes(name: str, section: str = "rows") -> list[str]:
+    seen: list[str] = []
+    for r in _load(name)[section]:
+        if r["regime"] not in seen:
+            seen.append(r["regime"])
+    return seen
+
+
+def _select(name: str, section: str, regime: str | None) -> dict[str, np.ndarray]:
+    t = _table(name, section)
+    if regime is None:
+        return t
+    m = t["regime"] == regime
+    return {k: v[m] for k, v in t.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+# comparison with a readable failure report
+# ----------------------------------------------------------------------------------------------
+def _assert_close(what, inputs: dict, got, want, tol, *, relative_to=None, n_worst=8):
+    """Assert |got - want| <= tol elementwise; NaN/inf in ``got`` where ``want`` is finite fails.
+
+    ``inputs`` maps argument names to arrays (printed for the worst points).
+    """
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    tol = np.broadcast_to(np.asarray(tol, dtype=np.float64), want.shape)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    err = np.abs(got - want)
+    finite_bad = np.isfinite(want) & ~np.isfinite(got)
+    ok = (err <= tol) | (got == want)
+    ok &= ~finite_bad
+    if ok.all():
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(ok, 0.0, np.where(np.isfinite(err), err / tol, np.inf))
+    order = np.argsort(-ratio, kind="stable")[: min(n_worst, int((~ok).sum()))]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = err / np.abs(want)
+    lines = [
+        f"{what}: {int((~ok).sum())} of {ok.size} points out of tolerance"
+        f" ({int(finite_bad.sum())} non-finite where the reference is finite);"
+        f" max err/tol = {np.max(ratio):.3g}; worst points:"
+    ]
+    for i in order:
+        args = ", ".join(f"{k}={float(v[i])!r}" for k, v in inputs.items())
+        lines.append(
+            f"  {args}: got={got[i]!r} want={want[i]!r} abs_err={err[i]:.3e} rel_err={rel[i]:.3e}"
+            f" tol={tol[i]:.3e}"
+        )
+    pytest.fail("\n".join(lines), pytrace=False)
+
+
+def _value_tol(want, rtol=VALUE_RTOL):
+    return rtol * np.maximum(1.0, np.abs(want))
+
+
+def _deriv_tol(want, rtol, atol, small):
+    return np.where(np.abs(want) < small, atol, rtol * np.abs(want))
+
+
+def _f64(a):
+    return jnp.asarray(np.asarray(a, dtype=np.float64))
+
+
+# Every function (and derivative) is evaluated once on a whole fixture table and cached; the
+# per-regime tests slice the result. (Compiling a vmapped gradient costs seconds, a second
+# derivative tens of seconds, so one compilation per table keeps the suite quick.)
+def _mask(name: str, section: str, regime: str | None) -> np.ndarray:
+    t = _table(name, section)
+    return np.ones(t["x"].shape, bool) if regime is None else t["regime"] == regime
+
+
+@functools.lru_cache(maxsize=None)
+def _bessel_values() -> dict[str, np.ndarray]:
+    t = _table("log_bessel_i")
+    v, x = _f64(t["v"]), _f64(t["x"])
+    out = {
+        "log_i": special.log_bessel_i(v, x),
+        "log_ive": special.log_bessel_ive(v, x),
+        "ratio": special.bessel_ratio(v, x),
+    }
+    for k, a in out.items():
+        assert a.dtype == jnp.float64, f"{k}: dtype {a.dtype} for float64 inputs"
+    return {k: np.asarray(a) for k, a in out.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _bessel_first() -> dict[str, np.ndarray]:
+    t = _table("log_bessel_i_derivs", "first")
+    v, x = _f64(t["v"]), _f64(t["x"])
+    dv, dx = jax.jit(jax.vmap(jax.grad(special.log_bessel_i, argnums=(0, 1))))(v, x)
+    ive_dv = jax.jit(jax.vmap(jax.grad(special.log_bessel_ive, argnums=0)))(v, x)
+    return {"dv": np.asarray(dv), "dx": np.asarray(dx), "ive_dv": np.asarray(ive_dv)}
+
+
+@functools.lru_cache(maxsize=None)
+def _bessel_second() -> dict[str, np.ndarray]:
+    t = _table("log_bessel_i_derivs", "second")
+    v, x = _f64(t["v"]), _f64(t["x"])
+
+    def hessian(v, x):  # forward-over-reverse, one direction at a time: compiles ~6x faster
+        grad = jax.grad(special.log_bessel_i, argnums=(0, 1))  # than jax.hessian here
+        _, (hvv, hvx) = jax.jvp(grad, (v, x), (jnp.ones_like(v), jnp.zeros_like(x)))
+        _, (hxv, hxx) = jax.jvp(grad, (v, x), (jnp.zeros_like(v), jnp.ones_like(x)))
+        return hvv, hvx, hxv, hxx
+
+    hvv, hvx, hxv, hxx = jax.jit(jax.vmap(hessian))(v, x)
+    return {"vv": np.asarray(hvv), "vx": np.asarray(hvx), "xv": np.asarray(hxv), "xx": np.asarray(hxx)}
+
+
+@functools.lru_cache(maxsize=None)
+def _hyp_values() -> np.ndarray:
+    t = _table("log_hyp0f1")
+    got = special.log_hyp0f1(_f64(t["b"]), _f64(t["x"]))
+    assert got.dtype == jnp.float64
+    return np.asarray(got)
+
+
+@functools.lru_cache(maxsize=None)
+def _hyp_first() -> dict[str, np.ndarray]:
+    t = _table("log_hyp0f1_derivs")
+    db, dx = jax.jit(jax.vmap(jax.grad(special.log_hyp0f1, argnums=(0, 1))))(_f64(t["b"]), _f64(t["x"]))
+    return {"db": np.asarray(db), "dx": np.asarray(dx)}
+
+
+# ----------------------------------------------------------------------------------------------
+# values: log I, log ive, ratio
+# ----------------------------------------------------------------------------------------------
+BESSEL_REGIMES = _regimes("log_bessel_i")
+
+
+@pytest.mark.parametrize("col", ["log_i", "log_ive"])
+@pytest.mark.parametrize("regime", BESSEL_REGIMES)
+def test_log_bessel_i(regime, col):
+    m = _mask("log_bessel_i", "rows", regime)
+    t = _table("log_bessel_i")
+    want = t[col][m]
+    fname = {"log_i": "log_bessel_i", "log_ive": "log_bessel_ive"}[col]
+    _assert_close(f"{fname} [{regime}]", {"v": t["v"][m], "x": t["x"][m]}, _bessel_values()[col][m],
+                  want, _value_tol(want))
+
+
+@pytest.mark.parametrize("regime", BESSEL_REGIMES)
+def test_bessel_ratio(regime):
+    m = _mask("log_bessel_i", "rows", regime)
+    t = _table("log_bessel_i")
+    want = t["ratio"][m]
+    _assert_close(f"bessel_ratio [{regime}]", {"v": t["v"][m], "x": t["x"][m]}, _bessel_values()["ratio"][m],
+                  want, RATIO_RTOL * np.abs(want))
+
+
+def test_log_bessel_i0_tiny_x_relative():
+    """log I_0(x) = log 0F1(;1;x^2/4) ~ x^2/4 for tiny x must be relatively accurate.
+
+    Stricter than the 2e-14 * max(1, |log I|) of test_log_bessel_i: the same requirement as
+    test_log_hyp0f1_tiny_x_relative, for the same function at b = 1.
+    """
+    t = _table("log_bessel_i")
+    idx = np.flatnonzero((t["v"] == 0.0) & (t["x"] <= 1e-2))
+    m = idx[np.unique(t["x"][idx], return_index=True)[1]]  # a point can sit in two regimes
+    assert m.size >= 10
+    v, x, want = t["v"][m], t["x"][m], t["log_i"][m]
+    got = _bessel_values()["log_i"][m]
+    _assert_close("log_bessel_i(0, tiny x) relative", {"v": v, "x": x}, got, want,
+                  TINY_RTOL * np.abs(want))
+
+
+# ----------------------------------------------------------------------------------------------
+# derivatives of log I
+# ----------------------------------------------------------------------------------------------
+FIRST_REGIMES = _regimes("log_bessel_i_derivs", "first")
+SECOND_REGIMES = _regimes("log_bessel_i_derivs", "second")
+
+
+@pytest.mark.parametrize("wrt", ["v", "x"])
+@pytest.mark.parametrize("regime", FIRST_REGIMES)
+def test_log_bessel_i_grad(regime, wrt):
+    m = _mask("log_bessel_i_derivs", "first", regime)
+    t = _table("log_bessel_i_derivs", "first")
+    want = t["d" + wrt][m]
+    _assert_close(f"d/d{wrt} log_bessel_i [{regime}]", {"v": t["v"][m], "x": t["x"][m]},
+                  _bessel_first()["d" + wrt][m], want, _deriv_tol(want, D1_RTOL, D1_ATOL, D1_SMALL))
+
+
+@pytest.mark.parametrize("regime", FIRST_REGIMES)
+def test_log_bessel_ive_grad_v(regime):
+    """d/dv log ive = d/dv log I (the e^-x factor does not depend on v)."""
+    m = _mask("log_bessel_i_derivs", "first", regime)
+    t = _table("log_bessel_i_derivs", "first")
+    want = t["dv"][m]
+    _assert_close(f"d/dv log_bessel_ive [{regime}]", {"v": t["v"][m], "x": t["x"][m]},
+                  _bessel_first()["ive_dv"][m], want, _deriv_tol(want, D1_RTOL, D1_ATOL, D1_SMALL))
+
+
+@pytest.mark.parametrize("which", ["vv", "xx", "vx", "xv"])
+@pytest.mark.parametrize("regime", SECOND_REGIMES)
+def test_log_bessel_i_hessian(regime, which):
+    m = _mask("log_bessel_i_derivs", "second", regime)
+    t = _table("log_bessel_i_derivs", "second")
+    want = t["dvx" if which == "xv" else "d" + which][m]
+    _assert_close(f"d2/d{which[0]}d{which[1]} log_bessel_i [{regime}]", {"v": t["v"][m], "x": t["x"][m]},
+                  _bessel_second()[which][m], want, _deriv_tol(want, D2_RTOL, D2_ATOL, D2_SMALL))
+
+
+# ----------------------------------------------------------------------------------------------
+# log 0F1
+# ----------------------------------------------------------------------------------------------
+HYP_REGIMES = _regimes("log_hyp0f1")
+HYP_D_REGIMES = _regimes("log_hyp0f1_derivs")
+
+
+@pytest.mark.parametrize("regime", HYP_REGIMES)
+def test_log_hyp0f1(regime):
+    m = _mask("log_hyp0f1", "rows", regime)
+    t = _table("log_hyp0f1")
+    want = t["log_hyp0f1"][m]
+    _assert_close(f"log_hyp0f1 [{regime}]", {"b": t["b"][m], "x": t["x"][m]}, _hyp_values()[m], want,
+                  _value_tol(want))
+
+
+def test_log_hyp0f1_tiny_x_relative():
+    """log 0F1(;b;x) ~ x/b for tiny x must be relatively accurate (not just absolutely)."""
+    t = _table("log_hyp0f1")
+    m = (t["x"] > 0) & (t["x"] <= 1e-3)
+    assert m.sum() >= 50
+    b, x, want = t["b"][m], t["x"][m], t["log_hyp0f1"][m]
+    got = _hyp_values()[m]
+    _assert_close("log_hyp0f1 tiny x relative", {"b": b, "x": x}, got, want,
+                  TINY_RTOL * np.abs(want))
+
+
+@pytest.mark.parametrize("wrt", ["b", "x"])
+@pytest.mark.parametrize("regime", HYP_D_REGIMES)
+def test_log_hyp0f1_grad(regime, wrt):
+    m = _mask("log_hyp0f1_derivs", "rows", regime)
+    t = _table("log_hyp0f1_derivs")
+    want = t["d" + wrt][m]
+    _assert_close(f"d/d{wrt} log_hyp0f1 [{regime}]", {"b": t["b"][m], "x": t["x"][m]},
+                  _hyp_first()["d" + wrt][m], want, _deriv_tol(want, D1_RTOL, D1_ATOL, D1_SMALL))
+
+
+# ----------------------------------------------------------------------------------------------
+# float32
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fname,col,rel", [
+    ("log_bessel_i", "log_i", False),
+    ("log_bessel_ive", "log_ive", False),
+    ("bessel_ratio", "ratio", True),
+])
+def test_float32_bessel(fname, col, rel):
+    """The "f32" regime has float32-representable (v, x), so the float64 reference applies."""
+    t = _select("log_bessel_i", "rows", "f32")
+    v32, x32 = t["v"].astype(np.float32), t["x"].astype(np.float32)
+    assert np.array_equal(v32.astype(np.float64), t["v"]) and np.array_equal(x32.astype(np.float64), t["x"])
+    got = getattr(special, fname)(jnp.asarray(v32), jnp.asarray(x32))
+    assert got.dtype == jnp.float32, f"{fname} returned {got.dtype} for float32 inputs"
+    want = t[col]
+    tol = F32_TOL * np.abs(want) if rel else F32_TOL * np.maximum(1.0, np.abs(want))
+    _assert_close(f"{fname} float32", {"v": t["v"], "x": t["x"]}, got, want, tol)
+
+
+def test_float32_log_hyp0f1():
+    """Inputs rounded to float32; the reference is moved to the rounded point to first order
+    with the fixture's own derivatives (the second-order remainder is far below float32 eps)."""
+    t = _table("log_hyp0f1_derivs")
+    b32, x32 = t["b"].astype(np.float32), t["x"].astype(np.float32)
+    want = (t["log_hyp0f1"] + t["db"] * (b32.astype(np.float64) - t["b"])
+            + t["dx"] * (x32.astype(np.float64) - t["x"]))
+    got = special.log_hyp0f1(jnp.asarray(b32), jnp.asarray(x32))
+    assert got.dtype == jnp.float32
+    _assert_close("log_hyp0f1 float32", {"b": b32, "x": x32}, got, want,
+                  F32_TOL * np.maximum(1.0, np.abs(want)))
+
+
+def test_float32_grad_finite():
+    """float32 gradients of log I exist (finite, float32) wherever the float64 ones do."""
+    t = _select("log_bessel_i", "rows", "f32")
+    v32, x32 = jnp.asarray(t["v"].astype(np.float32)), jnp.asarray(t["x"].astype(np.float32))
+    grads = jax.jit(jax.vmap(jax.grad(special.log_bessel_i, argnums=(0, 1))))(v32, x32)
+    msgs = []
+    for name, g in zip(("d/dv", "d/dx"), grads):
+        assert g.dtype == jnp.float32
+        bad = ~np.isfinite(np.asarray(g))
+        if bad.any():
+            pts = ", ".join(f"(v={a!r}, x={b!r}): {c}" for a, b, c in
+                            zip(t["v"][bad][:8], t["x"][bad][:8], np.asarray(g)[bad][:8]))
+            msgs.append(f"{name} log_bessel_i float32: {int(bad.sum())} of {bad.size} non-finite: {pts}")
+    if msgs:
+        pytest.fail("\n".join(msgs), pytrace=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# x = 0 limits (outside the fixtures' x range)
+# ----------------------------------------------------------------------------------------------
+def test_x_zero_limits():
+    v = jnp.asarray([-0.5, 0.0, 1e-3, 0.5, 3.0, 5000.0])
+    x = jnp.zeros_like(v)
+    li = np.asarray(special.log_bessel_i(v, x))
+    np.testing.assert_array_equal(li, [np.inf, 0.0, -np.inf, -np.inf, -np.inf, -np.inf])
+    np.testing.assert_array_equal(np.asarray(special.log_bessel_ive(v, x)), li)
+    b = jnp.asarray([0.5, 1.0, 2.5, 2500.0])
+    np.testing.assert_array_equal(np.asarray(special.log_hyp0f1(b, jnp.zeros_like(b))), 0.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# cross-checks of the fixtures themselves (independent of fisherrdp)
+# ----------------------------------------------------------------------------------------------
+def test_fixture_metadata():
+    for name in ("log_bessel_i", "log_bessel_i_derivs", "log_hyp0f1", "log_hyp0f1_derivs"):
+        meta = _load(name)["meta"]
+        assert meta["mp_dps"] >= 30
+        for sec, counts in meta["counts"].items():
+            assert sum(counts.values()) == len(_load(name)[sec])
+
+
+def test_fixtures_against_scipy():
+    """Where scipy's ive is accurate (moderate v and x), the fixtures must agree with it."""
+    t = _table("log_bessel_i")
+    m = (t["v"] <= 50) & (t["x"] >= 1e-3) & (t["x"] <= 1e4)
+    assert m.sum() > 300
+    v, x = t["v"][m], t["x"][m]
+    ive = sps.ive(v, x)
+    ok = ive > 1e-280
+    _assert_close("scipy log(ive) vs fixture log_ive", {"v": v[ok], "x": x[ok]},
+                  np.log(ive[ok]), t["log_ive"][m][ok], 1e-13 * np.maximum(1.0, np.abs(t["log_ive"][m][ok])))
+    r = sps.ive(v + 1, x) / ive
+    ok &= sps.ive(v + 1, x) > 1e-280
+    _assert_close("scipy ive(v+1)/ive(v) vs fixture ratio", {"v": v[ok], "x": x[ok]},
+                  r[ok], t["ratio"][m][ok], 1e-12 * np.abs(t["ratio"][m][ok]))
+
+
+def test_fixtures_against_scipy_hyp0f1():
+    t = _table("log_hyp0f1")
+    m = (t["b"] <= 50) & (t["x"] <= 100)
+    assert m.sum() > 100
+    b, x = t["b"][m], t["x"][m]
+    want = t["log_hyp0f1"][m]
+    _assert_close("scipy log(hyp0f1) vs fixture", {"b": b, "x": x}, np.log(sps.hyp0f1(b, x)), want,
+                  1e-13 * np.maximum(1.0, np.abs(want)))
+
+
+def test_fixtures_closed_forms():
+    """v = -1/2: I = sqrt(2/(pi x)) cosh x, ratio tanh x; v = 1/2: I = sqrt(2/(pi x)) sinh x;
+    b = 1/2: 0F1(;1/2;x) = cosh(2 sqrt x)."""
+    t = _table("log_bessel_i")
+    m = t["v"] == -0.5
+    x = t["x"][m]
+    logcosh = x + np.log1p(np.exp(-2 * x)) - math.log(2)
+    want = 0.5 * np.log(2 / (math.pi * x)) + logcosh
+    _assert_close("fixture log I_-1/2 vs closed form", {"x": x}, t["log_i"][m], want,
+                  1e-14 * np.maximum(1.0, np.abs(want)))
+    _assert_close("fixture ratio_-1/2 vs tanh", {"x": x}, t["ratio"][m], np.tanh(x), 1e-15 * np.tanh(x))
+    m = (t["v"] == 0.5) & (t["x"] > 1e-3)
+    x = t["x"][m]
+    assert x.size >= 3
+    want = 0.5 * np.log(2 / (math.pi * x)) + x + np.log(-np.expm1(-2 * x)) - math.log(2)
+    _assert_close("fixture log I_1/2 vs closed form", {"x": x}, t["log_i"][m], want,
+                  1e-14 * np.maximum(1.0, np.abs(want)))
+    h = _table("log_hyp0f1")
+    m = (h["b"] == 0.5) & (h["x"] > 1e-6)
+    z = 2 * np.sqrt(h["x"][m])
+    want = z + np.log1p(np.exp(-2 * z)) - math.log(2)
+    _assert_close("fixture log 0F1(;1/2;x) vs log cosh", {"x": h["x"][m]}, h["log_hyp0f1"][m], want,
+                  1e-14 * np.maximum(1.0, np.abs(want)))
