@@ -9,6 +9,7 @@ MODULES = [
     "fisherrdp._src.special.bessel",
     "fisherrdp._src.bounds",
     "fisherrdp._src.validation",
+    "fisherrdp._src.distributions.ncx2",
 ]
 
 

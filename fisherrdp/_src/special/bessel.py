@@ -3,6 +3,7 @@ r"""log I_ν(x), I_{ν+1}(x)/I_ν(x) and log ₀F₁(; b; x) in JAX, to near flo
 All three are computed by one core, :func:`_bessel_core`, which returns, for order ν ≥ −½ and
 argument x ≥ 0 (with q = x²/4):
 
+* ``log_i``    = log I_ν(x),
 * ``log_ive``  = log(I_ν(x) e^{−x}),
 * ``ratio``    = R_ν(x) = I_{ν+1}(x) / I_ν(x),
 * ``log_0f1``  = log ₀F₁(; ν + 1; q) = log I_ν(x) − ν log(x/2) + log Γ(ν + 1).
@@ -17,7 +18,9 @@ are evaluated at safe arguments (no NaN in values or gradients):
    η = √(1 + z²) − asinh(1/z). Every output is written so that no large terms cancel:
    ν η − x = ν/(√(1 + z²) + z) − ν asinh(1/z), and for ₀F₁ the Stirling series of log Γ(ν + 1)
    is combined analytically with ν η − ν log(x/2), leaving ν(s − log1p(s/2)) with
-   s = √(1 + z²) − 1. The ratio comes from the expansion of I_ν' (DLMF 10.41.4),
+   s = √(1 + z²) − 1. Where log I_ν crosses 0 (z near the zero z₀ = 0.6627… of η), ν η is
+   formed as (x − ν z₀) g(z − z₀) with x − ν z₀ computed exactly (split products) and g a
+   Taylor series: there the target is absolute, and ν η alone has terms of size 1.2 ν. The ratio comes from the expansion of I_ν' (DLMF 10.41.4),
    R_ν = z t (1/(1 + t) − t W/S) with S = Σ u_k/ν^k and W = Σ w_k/ν^k (see ``debye.py``).
 3. **Downward recurrence** where ν < 20 outside the series region: start at μ = ν + 21 with
    Debye's expansion, then run the stable backward recurrence of the ratio,
@@ -27,17 +30,25 @@ are evaluated at safe arguments (no NaN in values or gradients):
    cancellation. In float64 the product of the 21 ratios stays above 1e-22 (R_μ(x) ≥ 0.09 for
    x > 8, μ ≤ 42), so one logarithm suffices.
 
-The accuracy reached against 30-digit mpmath references is measured by
-``tests/test_special_accuracy.py`` and ``benchmarks/bench_special.py``.
+Derivatives: ∂ₓ log I_ν = R_ν + ν/x (a ``custom_jvp``); ∂_ν, and every derivative of the ratio
+and of ₀F₁, differentiate the regime formulas — through the same code with its loops rolled
+(``unroll=False``), which gives the same numbers and compiles several times faster than
+differentiating the unrolled loops that make the values fast.
+
+The accuracy reached against 30+-digit mpmath references is asserted by
+``tests/test_special_accuracy.py`` and printed, regime by regime, by
+``benchmarks/accuracy_special.py``; speed against SciPy by ``benchmarks/bench_special.py``.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.custom_derivatives import SymbolicZero
 from jax.typing import ArrayLike
 
@@ -46,6 +57,8 @@ from fisherrdp._src.validation import check_concrete
 from fisherrdp._src.special.debye import (
     DEBYE_MIN_ORDER,
     STIRLING,
+    TURNING_POINT,
+    TURNING_TAYLOR,
     U_EVEN,
     W_EVEN,
 )
@@ -58,6 +71,43 @@ SERIES_TERMS = 30
 RECURRENCE_STEPS = 21
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+#: Half-width of the window around the turning point z₀ where ν η is formed from x − ν z₀.
+TURNING_WINDOW = 0.05
+
+
+def _split_constant(value: Fraction, bits: int) -> tuple[float, float]:
+    """value = hi + lo + O(2^-2·53 value), hi with at most ``bits`` significant bits."""
+    exponent = math.frexp(float(value))[1]
+    hi = Fraction(round(value * 2 ** (bits - exponent)), 2 ** (bits - exponent))
+    return float(hi), float(value - hi)
+
+
+#: z₀ split for exact products with an order whose mantissa is cut to half its bits.
+_TURNING_SPLIT = {
+    np.dtype(np.float64): _split_constant(TURNING_POINT, 26),
+    np.dtype(np.float32): _split_constant(TURNING_POINT, 12),
+}
+_MANTISSA_MASK = {
+    np.dtype(np.float64): (jnp.int64, ~((1 << 27) - 1)),
+    np.dtype(np.float32): (jnp.int32, ~((1 << 12) - 1)),
+}
+
+
+def _high_half(a: jax.Array) -> jax.Array:
+    """``a`` with the lower half of its mantissa bits cleared (so products with it are exact)."""
+    int_type, mask = _MANTISSA_MASK[np.dtype(a.dtype)]
+    bits = jax.lax.bitcast_convert_type(a, int_type)
+    return jax.lax.bitcast_convert_type(bits & jnp.asarray(mask, int_type), a.dtype)
+
+
+def _distance_to_turning_point(mu: jax.Array, x: jax.Array) -> jax.Array:
+    """x − μ z₀ with an error of a few ulps of the result (not of x), for x ≈ μ z₀."""
+    z0_hi, z0_lo = _TURNING_SPLIT[np.dtype(x.dtype)]
+    mu_hi = jax.lax.stop_gradient(_high_half(mu))
+    mu_lo = mu - mu_hi  # exact; the gradient flows through mu
+    # μ_hi z0_hi and μ_lo z0_hi are exact products; in the window x ∈ μ z₀ (1 ± 0.08),
+    # x − μ_hi z0_hi is exact too (Sterbenz).
+    return ((x - mu_hi * z0_hi) - mu_lo * z0_hi) - mu * z0_lo
 
 
 class BesselParts(NamedTuple):
@@ -125,12 +175,17 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
         power = power * tp
         s_sum = s_sum + power * _horner(U_EVEN[k], t2)
     w_sum = w_sum * p
-    common = 0.5 * jnp.log(t) + jnp.log(s_sum)
-    log_ive = mu / (hyp + z) - mu * jnp.arcsinh(1.0 / z) - _HALF_LOG_2PI - 0.5 * jnp.log(mu) + common
+    common = 0.5 * jnp.log(t) + jnp.log(s_sum) - _HALF_LOG_2PI - 0.5 * jnp.log(mu)
+    log_ive = mu / (hyp + z) - mu * jnp.arcsinh(1.0 / z) + common
+    # log I = ν η + …; near η's zero, ν η = (x − ν z₀) g(z − z₀) avoids the cancellation.
+    distance = _distance_to_turning_point(mu, x)
+    near = jnp.abs(distance) <= TURNING_WINDOW * mu
+    h = jnp.where(near, distance / mu, 0.0)
+    log_i = jnp.where(near, distance * _horner(TURNING_TAYLOR[::-1], h) + common, log_ive + x)
     s = z * (z / (1.0 + hyp))  # √(1 + z²) − 1
-    log_0f1 = mu * (s - jnp.log1p(0.5 * s)) + _stirling_correction(mu) + common
+    log_0f1 = mu * (s - jnp.log1p(0.5 * s)) + _stirling_correction(mu) + 0.5 * jnp.log(t) + jnp.log(s_sum)
     ratio = z * t * (1.0 / (1.0 + t) - t * w_sum / s_sum)
-    return BesselParts(log_ive + x, log_ive, ratio, log_0f1)
+    return BesselParts(log_i, log_ive, ratio, log_0f1)
 
 
 def _bessel_core(v: jax.Array, x: jax.Array, q: jax.Array, unroll: bool = True) -> BesselParts:

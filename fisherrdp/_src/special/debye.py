@@ -16,6 +16,14 @@ Truncation: with ν ≥ 20, max_{t∈[0,1]} |u_k(t)| / ν^k falls below 1e-17 at
 |u_14| ≤ 218, |u_15| ≤ 899, |u_16| ≤ 4631 on [0, 1]), so ``DEBYE_TERMS = 16`` terms beyond the
 leading 1 give float64 accuracy for every order ν ≥ ``DEBYE_MIN_ORDER`` and every argument.
 
+Near the zero z₀ = 0.66274… of η(z) = √(1 + z²) − asinh(1/z), log I_ν(νz) crosses 0 while ν η is
+a difference of two terms of size ≈ 1.2 ν; there ν η is evaluated as (x − ν z₀) · g(z − z₀), with
+g(h) = η(z₀ + h)/h = Σ_j c_j h^j (Taylor coefficients ``TURNING_TAYLOR``) and x − ν z₀ formed
+exactly (see ``bessel.py``). The constants were computed with mpmath at 60 digits::
+
+    eta = lambda z: mp.sqrt(1 + z*z) - mp.asinh(1/z)
+    z0 = mp.findroot(eta, 0.66);  c = mp.taylor(eta, z0, 19)[1:]
+
 Stirling's series log Γ(ν + 1) = (ν + ½) log ν − ν + ½ log 2π + Σ_k B_{2k} / (2k(2k − 1) ν^{2k−1})
 uses the Bernoulli numbers B_2 … B_20; for ν ≥ 20 the first omitted term is below 1e-25.
 """
@@ -83,4 +91,17 @@ STIRLING = tuple(
         ],
         start=1,
     )
+)
+
+
+#: The zero of η(z) = √(1 + z²) − asinh(1/z), to 40 digits.
+TURNING_POINT = Fraction("0.6627434193491815809747420971092529070562")
+#: g(h) = η(z₀ + h)/h = Σ_j TURNING_TAYLOR[j] h^j; with |h| ≤ 0.05 the first omitted term
+#: is below 1e-19 of the sum.
+TURNING_TAYLOR = (
+    1.8101705806989772, -0.948886416256837, 1.1001528948506503, -1.2953006779860539,
+    1.5715455665619724, -1.9710295801345066, 2.5442226725502084, -3.3574176889619283,
+    4.503639745039154, -6.116916154170854, 8.391114712091305, -11.606012767320623,
+    16.16472543589419, -22.648266391101256, 31.895268490233818, -45.1183158825841,
+    64.07357479975221,
 )

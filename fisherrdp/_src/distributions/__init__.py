@@ -1,0 +1,1 @@
+"""Log-densities, moments and samplers of the distributions used by fisherrdp."""

@@ -1,0 +1,26 @@
+"""Every notebook in notebooks/ runs top to bottom (code cells executed in one namespace).
+
+nbclient is not a dependency: a notebook's code cells are plain Python here, so they are
+executed directly, in order, as a user running all cells would.
+"""
+
+import json
+import pathlib
+
+import pytest
+
+NOTEBOOKS = sorted((pathlib.Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs(path):
+    cells = json.loads(path.read_text())["cells"]
+    namespace = {"__name__": "__notebook__"}
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "code":
+            code = compile("".join(cell["source"]), f"{path.name}[cell {i}]", "exec")
+            exec(code, namespace)  # noqa: S102
+
+
+def test_there_is_a_notebook():
+    assert NOTEBOOKS
