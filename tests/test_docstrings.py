@@ -10,6 +10,7 @@ MODULES = [
     "fisherrdp._src.bounds",
     "fisherrdp._src.validation",
     "fisherrdp._src.distributions.ncx2",
+    "fisherrdp._src.fisher",
 ]
 
 
