@@ -59,14 +59,18 @@ values nor gradients pick up NaN from the branch not taken.
 from __future__ import annotations
 
 import math
-import types
 
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.special.bessel import _log_bessel_ive, _log_hyp0f1, _stirling_correction
+from fisherrdp._src.special.bessel import (
+    _HALF_LOG_2PI,
+    _log_bessel_ive,
+    _log_hyp0f1,
+    _stirling_correction,
+)
 from fisherrdp._src.validation import check_concrete
 
 #: The ₀F₁ form is used where √(λx) ≤ max(SERIES_MAX_Z, df/2), the Bessel form elsewhere.
@@ -75,9 +79,8 @@ SERIES_MAX_Z = 30.0
 STIRLING_MIN_A = 20.0
 
 _LOG2 = math.log(2.0)
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
-__all__ = ["logpdf", "pdf", "mean", "var", "sample", "ncx2"]
+__all__ = ["logpdf", "pdf", "mean", "var", "sample"]
 
 
 def _check(df, nc) -> None:
@@ -204,6 +207,12 @@ def pdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
     return jnp.exp(logpdf(x, df, nc))
 
 
+def _moment(df: ArrayLike, nc: ArrayLike, formula) -> jax.Array:
+    """``formula(df, nc)`` on float arrays, NaN where the parameters are invalid (under jit)."""
+    df, nc = as_float_arrays(df, nc)
+    return jnp.where((df >= 1.0) & (nc >= 0.0), formula(df, nc), jnp.nan)
+
+
 def mean(df: ArrayLike, nc: ArrayLike) -> jax.Array:
     r"""Mean of the non-central chi-square law, :math:`\mathrm{df} + \lambda`.
 
@@ -223,8 +232,7 @@ def mean(df: ArrayLike, nc: ArrayLike) -> jax.Array:
       5.0
     """
     _check(df, nc)
-    df, nc = as_float_arrays(df, nc)
-    return jnp.where((df >= 1.0) & (nc >= 0.0), df + nc, jnp.nan)
+    return _moment(df, nc, lambda df, nc: df + nc)
 
 
 def var(df: ArrayLike, nc: ArrayLike) -> jax.Array:
@@ -246,8 +254,7 @@ def var(df: ArrayLike, nc: ArrayLike) -> jax.Array:
       14.0
     """
     _check(df, nc)
-    df, nc = as_float_arrays(df, nc)
-    return jnp.where((df >= 1.0) & (nc >= 0.0), 2.0 * (df + 2.0 * nc), jnp.nan)
+    return _moment(df, nc, lambda df, nc: 2.0 * (df + 2.0 * nc))
 
 
 def sample(key: jax.Array, df: ArrayLike, nc: ArrayLike, shape: tuple[int, ...] = ()) -> jax.Array:
@@ -293,8 +300,3 @@ def sample(key: jax.Array, df: ArrayLike, nc: ArrayLike, shape: tuple[int, ...] 
     lead = jnp.sqrt(jnp.maximum(nc, 0.0)) + z
     y = lead * lead + rest
     return jnp.where((df >= 1.0) & (nc >= 0.0), y, jnp.nan)
-
-
-#: The non-central χ² law as a namespace (the public module :mod:`fisherrdp.stats.ncx2` has
-#: the same functions): ``ncx2.logpdf(x, df, nc)``, ``ncx2.pdf``, ``ncx2.mean``, ``ncx2.var``, ``ncx2.sample``.
-ncx2 = types.SimpleNamespace(logpdf=logpdf, pdf=pdf, mean=mean, var=var, sample=sample)
