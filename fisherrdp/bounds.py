@@ -2,8 +2,10 @@
 
 Fisher-information bounds for θ ↦ χ²_d(θ²) (Prop 5.1, App. E.1, App. F.3), the local expansion
 (Prop 3.1), the Theorem 5.1 envelope, Theorems 5.2–5.4 in both the printed and the re-derived
-reading, and the building blocks of the Prop 3.2 path bound. Implementation and derivations:
-:mod:`fisherrdp._src.bounds`; the mathematics: ``../shared/notes/MATH.md``.
+reading, the building blocks of the Prop 3.2 path bound, and that bound evaluated with the exact
+Fisher information (:func:`path_bound_ncx2`). Implementation and derivations:
+:mod:`fisherrdp._src.bounds` and :mod:`fisherrdp._src.path_bound`; the mathematics:
+``../shared/notes/MATH.md``.
 """
 
 from fisherrdp._src.bounds import (
@@ -22,6 +24,7 @@ from fisherrdp._src.bounds import (
     theorem53_fisher_bound,
     theorem54_bound,
 )
+from fisherrdp._src.path_bound import path_bound_ncx2
 
 __all__ = [
     "fisher_lower_prop51",
@@ -38,4 +41,5 @@ __all__ = [
     "theorem54_bound",
     "path_bound_from_integral",
     "postprocessing_envelope",
+    "path_bound_ncx2",
 ]

@@ -1,4 +1,4 @@
-"""Smoke test: benchmarks/bench_special.py runs on a few points and reports sane numbers."""
+"""Smoke tests: benchmarks/bench_special.py and bench_fisher.py run and report sane numbers."""
 
 import importlib.util
 import json
@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_special.py"
+BENCH_FISHER = BENCH.with_name("bench_fisher.py")
 
 
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_special", BENCH)
+def _load_bench(path=BENCH):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -49,3 +50,26 @@ def test_sample_points_domain():
     assert x.min() >= 1e-10 and x.max() <= 1e6
     v2, _ = bench.sample_points(1000, seed=0)
     assert (v == v2).all()
+
+
+def test_bench_fisher_smoke(tmp_path):
+    pytest.importorskip("mpmath")
+    bench = _load_bench(BENCH_FISHER)
+    out = tmp_path / "bench_fisher.json"
+    grid = ["--nd", "4", "--ntheta", "4", "--sample", "2", "--jax-runs", "2"]
+    r = bench.main([*grid, "--scipy-subsample", "0", "--json", str(out), "--quiet"])
+
+    assert r["n"] == 16 and r["scipy_points"] == 16
+    assert not r["scipy_grid_s_extrapolated"]
+    times = ("compile_s", "jax_median_s", "scipy_run_s", "scipy_grid_s")
+    for key in (*times, "ratio_scipy_over_fisherrdp"):
+        assert math.isfinite(r[key]) and r[key] > 0, key
+    assert r["jax_nonfinite"] == 0
+    assert 0 <= r["scipy_failed"] <= 16
+
+    acc = r["accuracy"]
+    assert acc["checked"] >= 1
+    assert acc["fisherrdp"]["nonfinite"] == 0
+    assert acc["fisherrdp"]["max_err"] <= 1e-10, acc["fisherrdp"]
+
+    assert json.loads(out.read_text())["n"] == 16

@@ -11,6 +11,11 @@ MODULES = [
     "fisherrdp._src.validation",
     "fisherrdp._src.distributions.ncx2",
     "fisherrdp._src.fisher",
+    "fisherrdp._src.path_bound",
+    "fisherrdp._src.checks",
+    "fisherrdp._src.batching",
+    "fisherrdp._src.divergences.renyi",
+    "fisherrdp._src.divergences.hockey_stick",
 ]
 
 

@@ -1,0 +1,167 @@
+"""``fisherrdp verify``: check every statement of the paper fisherrdp can evaluate, on grids.
+
+One row per statement (see :mod:`fisherrdp._src.checks`): points checked, violations beyond
+numerical error, the smallest relative slack ``(large - small)/|large|`` (for limits: the largest
+``|ratio - 1|``) and where it occurs. Exit status 1 if a proven inequality is violated beyond
+numerical error, 2 for bad options, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+NAME = "verify"
+HELP = "check the paper's inequalities (k = 1) on vectorized grids of d, θ or C, Δ and α"
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(s) for s in text.split(","))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from e
+    return values
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--d-range",
+        metavar="LO,HI",
+        type=_floats,
+        default=(1.0, 1e4),
+        help="range of d, log-spaced (default 1,1e4)",
+    )
+    parser.add_argument("--nd", type=int, default=13, help="number of d values (default 13)")
+    parser.add_argument(
+        "--theta-range",
+        metavar="LO,HI",
+        type=_floats,
+        default=(0.01, 100.0),
+        help="range of θ (Fisher statements) and C (divergence statements), "
+        "log-spaced (default 0.01,100)",
+    )
+    parser.add_argument("--ntheta", type=int, default=13, help="number of θ/C values (default 13)")
+    parser.add_argument(
+        "--delta",
+        metavar="LIST",
+        type=_floats,
+        default=(0.01, 0.1, 0.25, 0.5, 1.0, 2.0),
+        help="sensitivities Δ (default 0.01,0.1,0.25,0.5,1,2)",
+    )
+    parser.add_argument(
+        "--alpha",
+        metavar="LIST",
+        type=_floats,
+        default=(1.25, 1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
+        help="Rényi orders (default 1.25,1.5,2,4,8,16,32,64)",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="TEXT",
+        action="append",
+        help="check only statements whose name contains TEXT (repeatable)",
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    parser.add_argument(
+        "--chunk", type=int, default=2048, help="points per compiled call (default 2048)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _grid(args: argparse.Namespace):
+    import numpy as np
+
+    from fisherrdp._src.checks import Grid
+
+    for name, pair, count in (
+        ("--d-range", args.d_range, args.nd),
+        ("--theta-range", args.theta_range, args.ntheta),
+    ):
+        if len(pair) != 2 or not 0 < pair[0] <= pair[1] or count < 1:
+            raise ValueError(f"{name} must be LO,HI with 0 < LO <= HI and a count >= 1")
+    if args.chunk < 16:
+        raise ValueError(f"--chunk must be >= 16, got {args.chunk}")
+    return Grid(
+        d=tuple(np.geomspace(*args.d_range, args.nd).tolist()),
+        theta=tuple(np.geomspace(*args.theta_range, args.ntheta).tolist()),
+        delta=tuple(args.delta),
+        alpha=tuple(args.alpha),
+    )
+
+
+def _format_where(where: dict) -> str:
+    return " ".join(f"{k}={v:.4g}" for k, v in where.items())
+
+
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from fisherrdp._src.checks import STATEMENTS, run_checks
+
+    try:
+        grid = _grid(args)
+    except ValueError as e:
+        print(f"fisherrdp verify: error: {e}", file=sys.stderr)
+        return 2
+    statements = STATEMENTS
+    if args.only:
+        statements = tuple(
+            s for s in STATEMENTS if any(t.lower() in s.name.lower() for t in args.only)
+        )
+        if not statements:
+            print(f"fisherrdp verify: error: no statement matches {args.only}", file=sys.stderr)
+            return 2
+    print(
+        f"grid: {len(grid.d)} d in [{min(grid.d):g}, {max(grid.d):g}], "
+        f"{len(grid.theta)} θ/C in [{min(grid.theta):g}, {max(grid.theta):g}], "
+        f"Δ in {list(grid.delta)}, α in {list(grid.alpha)}"
+    )
+    with tqdm(total=len(statements), disable=args.no_progress, file=sys.stderr, unit="stmt") as bar:
+        chunks = 0
+
+        def progress(name: str | None) -> None:
+            nonlocal chunks
+            if name is None:  # a chunk of points was evaluated
+                chunks += 1
+                bar.set_postfix_str(f"{chunks} chunks")
+            else:
+                bar.update(1)
+
+        results = run_checks(grid, statements=statements, progress=progress, chunk=args.chunk)
+
+    header = (
+        f"{'statement':<38} {'source':<21} {'kind':<13} {'points':>7} {'viol.':>6} "
+        f"{'metric':>20}  where"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        label = "slack" if r.metric_name == "min relative slack" else "|ratio-1|"
+        metric = f"{label} {r.metric:.3g}" if math.isfinite(r.metric) else f"{label} {r.metric}"
+        flag = "  FAIL" if r.failed else ""
+        print(
+            f"{r.name:<38} {r.source:<21} {r.kind:<13} {r.points:>7} {r.violations:>6} "
+            f"{metric:>20}  {_format_where(r.where)}{flag}"
+        )
+    failed = [r.name for r in results if r.failed]
+    print()
+    print(
+        "slack = (large − small)/|large| at the tightest point (negative within numerical error "
+        "is not a violation); 'limit' rows show max |ratio − 1| near the limit; only "
+        "'inequality' rows can fail."
+    )
+    print(
+        f"{'FAILED: ' + ', '.join(failed) if failed else 'all inequalities hold'} "
+        "(within numerical error)"
+    )
+    if args.json:
+        report = {
+            "grid": {k: list(v) for k, v in vars(grid).items()},
+            "statements": [r.to_dict() for r in results],
+            "failed": failed,
+        }
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=2)
+    return 1 if failed else 0

@@ -1,0 +1,1 @@
+"""Divergences between the laws of fisherrdp's releases (Rényi, hockey-stick)."""

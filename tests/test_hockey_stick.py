@@ -1,0 +1,130 @@
+"""fisherrdp.divergences hockey-stick divergence, privacy profile and its inverse, against
+mpmath (tests/fixtures/hockey_stick_ncx2.json) and their own properties.
+
+Compilation dominates the runtime: all values come from one call, the derivatives and the
+profile from one jitted program, the inverse from one more.
+"""
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from fisherrdp.divergences import (
+    epsilon_for_delta_ncx2,
+    hockey_stick_ncx2,
+    privacy_profile_ncx2,
+)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "fixtures", "hockey_stick_ncx2.json")) as fh:
+    ROWS = json.load(fh)["rows"]
+
+EPS_GRID = np.array([0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0])
+PAIRS = [(1.0, 2.0, 1.0), (10.0, 3.0, 2.0), (200.0, 20.0, 21.0), (3.0, 0.0, 1.5)]
+# Points for derivatives: (eps, d, a, b), and the finite-difference step.
+GRAD_POINTS = np.array([[0.1, 5.0, 2.0, 1.0], [1.0, 10.0, 3.0, 2.0], [0.3, 1.0, 0.5, 2.0],
+                        [2.0, 100.0, 20.0, 21.0]])
+STEP = 1e-5
+
+
+def _columns(*keys):
+    return tuple(np.array([r[k] for r in ROWS], dtype=np.float64) for k in keys)
+
+
+def _finite_difference_points():
+    """(eps, d, a, b) at ± STEP in eps, a and b around each GRAD_POINTS row (6 per row)."""
+    out = []
+    for point in GRAD_POINTS:
+        for axis in (0, 2, 3):
+            for sign in (1.0, -1.0):
+                shifted = point.copy()
+                shifted[axis] += sign * STEP
+                out.append(shifted)
+    return np.array(out)
+
+
+@pytest.fixture(scope="module")
+def batch():
+    """All values in one call: fixture rows, both directions over a grid, finite differences."""
+    eps, d, a, b = _columns("eps", "d", "a", "b")
+    grid = np.array([(e, dd, first, second) for dd, x, y in PAIRS for e in EPS_GRID
+                     for first, second in ((x, y), (y, x))]
+                    + [(e, 4.0, 2.0, 2.0) for e in EPS_GRID])
+    fd = _finite_difference_points()
+    args = np.concatenate([np.stack([eps, d, a, b], 1), grid, fd]).T
+    values = np.asarray(hockey_stick_ncx2(*args))
+    n, m = len(eps), len(grid)
+    return {"fixture": values[:n], "grid": (grid, values[n:n + m]), "fd": values[n + m:]}
+
+
+def test_matches_mpmath(batch):
+    want = _columns("delta")[0]
+    err = np.abs(batch["fixture"] - want)
+    worst = int(np.argmax(err / (1e-12 + 1e-9 * want)))
+    assert np.all(err <= 1e-12 + 1e-9 * want), (ROWS[worst], batch["fixture"][worst])
+
+
+def test_spot_values(batch):
+    assert batch["fixture"][0] == pytest.approx(0.2389415745, abs=1e-10)
+    assert batch["fixture"][1] == pytest.approx(0.0600640291, abs=1e-10)
+
+
+def test_properties(batch):
+    _, values = batch["grid"]
+    assert np.all((values >= 0.0) & (values <= 1.0))
+    k = len(EPS_GRID)
+    per_pair = values[: 2 * k * len(PAIRS)].reshape(len(PAIRS), k, 2)
+    assert np.all(np.diff(per_pair, axis=1) <= 0.0)  # non-increasing in eps
+    np.testing.assert_allclose(per_pair[:, 0, 0], per_pair[:, 0, 1], rtol=1e-12)  # TV symmetric
+    assert np.all(values[2 * k * len(PAIRS):] == 0.0)  # a == b
+
+
+def test_derivatives_and_profile(batch):
+    """∂/∂ε = −e^ε P_b(S) and ∂/∂a, ∂/∂b against central differences; the profile is the
+    larger direction (all in one jitted program)."""
+
+    @jax.jit
+    def program(eps, d, a, b):
+        basis = jnp.eye(3, dtype=eps.dtype)[:, :, None] * jnp.ones_like(eps)
+        jvp = jax.vmap(lambda t: jax.jvp(lambda e, x, y: hockey_stick_ncx2(e, d, x, y),
+                                         (eps, a, b), tuple(t))[1])(basis)
+        return jvp, privacy_profile_ncx2(eps, d, a, b), hockey_stick_ncx2(eps, d, b, a)
+
+    eps, d, a, b = (jnp.asarray(c) for c in GRAD_POINTS.T)
+    jvp, profile, reverse = (np.asarray(v) for v in program(eps, d, a, b))
+    fd = batch["fd"].reshape(len(GRAD_POINTS), 3, 2)
+    central = (fd[..., 0] - fd[..., 1]).T / (2 * STEP)
+    np.testing.assert_allclose(jvp, central, rtol=1e-6, atol=1e-9)
+    forward = batch["fixture"][:2]
+    np.testing.assert_allclose(profile[:2], np.maximum(forward, reverse[:2]), rtol=1e-14)
+
+
+def test_epsilon_for_delta_round_trips(batch):
+    _, values = batch["grid"]
+    k = len(EPS_GRID)
+    per_pair = values[: 2 * k * len(PAIRS)].reshape(len(PAIRS), k, 2).max(-1)
+    pick = [(0, 3), (1, 4), (2, 2), (3, 5), (1, 0)]  # (pair, eps index)
+    delta = np.array([per_pair[p, e] for p, e in pick])
+    d, a, b = (np.array([PAIRS[p][i] for p, _ in pick]) for i in range(3))
+    want = np.array([EPS_GRID[e] for _, e in pick])
+    got = np.asarray(epsilon_for_delta_ncx2(delta, d, a, b))
+    np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-10)
+    assert got[-1] == 0.0  # delta = profile(0): already reached at eps = 0
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="'eps'"):
+        hockey_stick_ncx2(-0.1, 5, 1.0, 2.0)
+    with pytest.raises(ValueError, match="'d'"):
+        privacy_profile_ncx2(0.1, 0.5, 1.0, 2.0)
+    with pytest.raises(ValueError, match="'a'"):
+        hockey_stick_ncx2(0.1, 5, -1.0, 2.0)
+    with pytest.raises(ValueError, match="'b'"):
+        hockey_stick_ncx2(0.1, 5, 1.0, -2.0)
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="'delta'"):
+            epsilon_for_delta_ncx2(bad, 5, 1.0, 2.0)

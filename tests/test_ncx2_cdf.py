@@ -1,0 +1,189 @@
+"""fisherrdp.stats.ncx2 logcdf / logsf against mpmath (tests/fixtures/ncx2_cdf.json), SciPy
+and their own properties.
+
+Compilation dominates the runtime, so every value check shares one batch (one call, one
+compiled program), every derivative check another, and float32 a third.
+"""
+
+import json
+import math
+import os
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.stats
+
+from fisherrdp.stats import ncx2
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "ncx2_cdf.json")
+TOL = 1e-12
+
+with open(FIXTURE) as fh:
+    DATA = json.load(fh)
+
+
+def _columns(rows, *keys):
+    return tuple(np.array([r[k] for r in rows], dtype=np.float64) for k in keys)
+
+
+def _errors(got, want):
+    got = np.asarray(got, dtype=np.float64)
+    return np.where(np.isfinite(got), np.abs(got - want) / np.maximum(1.0, np.abs(want)), np.inf)
+
+
+def _scipy_grid():
+    df, nc, q = np.meshgrid([1.5, 4.0, 10.0, 30.0], [0.5, 5.0, 40.0],
+                            [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99], indexing="ij")
+    return scipy.stats.ncx2.ppf(q, df, nc).ravel(), df.ravel(), nc.ravel()
+
+
+PROPERTY_SHAPE = (4, 43)
+
+
+def _property_grid():
+    """x from mean − 12 sd (clipped at 1e-3) to mean + 30 sd, per (df, nc) row."""
+    df = np.array([1.0, 3.5, 100.0, 1e4])[:, None]
+    nc = np.array([0.0, 2.0, 1e3, 1e6])[:, None]
+    mean, sd = df + nc, np.sqrt(2 * (df + 2 * nc))
+    x = np.maximum(mean + sd * np.linspace(-12.0, 30.0, PROPERTY_SHAPE[1])[None, :], 1e-3)
+    return tuple(v.ravel() for v in np.broadcast_arrays(x, df, nc))
+
+
+EDGE_X = np.array([0.0, -1.0, np.inf, 1e-300, 1e5])
+EDGE_DF = np.array([3.0, 3.0, 3.0, 3.0, 10.0])
+EDGE_NC = np.array([2.0, 2.0, 2.0, 2.0, 100.0])
+
+
+@pytest.fixture(scope="module")
+def batch():
+    """All value checks in one call: fixture rows, SciPy grid, property grid, edges."""
+    parts = {
+        "fixture": _columns(DATA["rows"], "x", "df", "nc"),
+        "scipy": _scipy_grid(),
+        "property": _property_grid(),
+        "edge": (EDGE_X, EDGE_DF, EDGE_NC),
+    }
+    x, df, nc = (np.concatenate([p[i] for p in parts.values()]) for i in range(3))
+    log_cdf, log_sf = np.asarray(ncx2.logcdf(x, df, nc)), np.asarray(ncx2.logsf(x, df, nc))
+    cdf, sf = np.asarray(ncx2.cdf(x, df, nc)), np.asarray(ncx2.sf(x, df, nc))
+    out, start = {}, 0
+    for name, p in parts.items():
+        stop = start + len(p[0])
+        out[name] = p + (log_cdf[start:stop], log_sf[start:stop], cdf[start:stop], sf[start:stop])
+        start = stop
+    return out
+
+
+@pytest.mark.parametrize(
+    "regime",
+    ["all", "left_tail", "bulk", "right_tail", "tiny_x", "df1", "df1e4", "nc0", "nc1e6"],
+)
+def test_log_tails_match_mpmath(batch, regime):
+    x, df, nc, log_cdf, log_sf, _, _ = batch["fixture"]
+    _, _, _, want_cdf, want_sf = _columns(DATA["rows"], "x", "df", "nc", "logcdf", "logsf")
+    err = np.maximum(_errors(log_cdf, want_cdf), _errors(log_sf, want_sf))
+    mean, sd = df + nc, np.sqrt(2 * (df + 2 * nc))
+    mask = {
+        "all": np.ones_like(x, bool),
+        "left_tail": x < mean - 5 * sd,
+        "bulk": np.abs(x - mean) <= 2 * sd,
+        "right_tail": x > mean + 5 * sd,
+        "tiny_x": x <= 1e-6,
+        "df1": df == 1.0,
+        "df1e4": df == 1e4,
+        "nc0": nc == 0.0,
+        "nc1e6": nc == 1e6,
+    }[regime]
+    assert mask.any()
+    worst = int(np.argmax(np.where(mask, err, -1.0)))
+    assert err[mask].max() <= TOL, (
+        f"worst {err[worst]:.2e} at x={x[worst]}, df={df[worst]}, nc={nc[worst]}")
+
+
+def test_matches_scipy_in_the_bulk(batch):
+    x, df, nc, log_cdf, log_sf, _, _ = batch["scipy"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want_cdf, want_sf = scipy.stats.ncx2.logcdf(x, df, nc), scipy.stats.ncx2.logsf(x, df, nc)
+    assert _errors(log_cdf, want_cdf).max() <= 1e-11
+    assert _errors(log_sf, want_sf).max() <= 1e-11
+
+
+def test_cdf_plus_sf_is_one_and_monotone(batch):
+    _, _, _, log_cdf, log_sf, cdf, sf = batch["property"]
+    np.testing.assert_allclose(cdf + sf, 1.0, rtol=0, atol=4e-16)
+    np.testing.assert_allclose(cdf, np.exp(log_cdf), rtol=1e-15)
+    np.testing.assert_allclose(sf, np.exp(log_sf), rtol=1e-15)
+    log_cdf, log_sf = log_cdf.reshape(PROPERTY_SHAPE), log_sf.reshape(PROPERTY_SHAPE)
+    assert np.all(np.diff(log_cdf, axis=1) >= 0) and np.all(np.diff(log_sf, axis=1) <= 0)
+    assert np.all(np.isfinite(log_cdf)) and np.all(np.isfinite(log_sf))
+
+
+def test_edges(batch):
+    _, _, _, log_cdf, log_sf, cdf, sf = batch["edge"]
+    assert list(log_cdf[:3]) == [-np.inf, -np.inf, 0.0] and list(log_sf[:3]) == [0.0, 0.0, -np.inf]
+    assert list(cdf[:3]) == [0.0, 0.0, 1.0] and list(sf[:3]) == [1.0, 1.0, 0.0]
+    assert np.isfinite(log_cdf[3]) and log_sf[3] == 0.0
+    # Far right tail, where SciPy gives -inf: finite, and matches the mpmath mixture.
+    assert math.isfinite(log_sf[4]) and log_sf[4] == pytest.approx(-46878.825613001443, rel=1e-13)
+
+
+# Derivative rows: the mpmath ones, then an invalid df and nc (NaN under jit) and the edges.
+BAD_X, BAD_DF, BAD_NC = np.array([1.0, 1.0]), np.array([0.5, 3.0]), np.array([1.0, -1.0])
+
+
+def test_gradients_and_jit(batch):
+    """Under jit: d/dx exactly p/F and −p/S, d/d df and d/d nc against mpmath central
+    differences; values equal the eager ones; NaN for invalid parameters; finite at the edges."""
+    x, df, nc = _columns(DATA["grads"], "x", "df", "nc")
+    want = _columns(DATA["grads"], "logcdf_d_df", "logcdf_d_nc", "logsf_d_df", "logsf_d_nc")
+    n = len(x)
+    xs = np.concatenate([x, BAD_X, EDGE_X[:3]])
+    dfs = np.concatenate([df, BAD_DF, EDGE_DF[:3]])
+    ncs = np.concatenate([nc, BAD_NC, EDGE_NC[:3]])
+
+    @jax.jit
+    def derivatives(x, df, nc):
+        def tails(x, df, nc):
+            return ncx2.logcdf(x, df, nc), ncx2.logsf(x, df, nc)
+
+        basis = jnp.eye(3, dtype=x.dtype)[:, :, None] * jnp.ones_like(x)
+        jvp = jax.vmap(lambda t: jax.jvp(tails, (x, df, nc), tuple(t))[1])(basis)
+        return tails(x, df, nc), jvp, ncx2.logpdf(x, df, nc)
+
+    (log_cdf, log_sf), (d_cdf, d_sf), log_p = (
+        jax.tree_util.tree_map(np.asarray, derivatives(xs, dfs, ncs)))
+    np.testing.assert_allclose(d_cdf[0, :n], np.exp(log_p[:n] - log_cdf[:n]), rtol=1e-14)
+    np.testing.assert_allclose(d_sf[0, :n], -np.exp(log_p[:n] - log_sf[:n]), rtol=1e-14)
+    for got, ref in zip((d_cdf[1, :n], d_cdf[2, :n], d_sf[1, :n], d_sf[2, :n]), want):
+        assert np.all(np.abs(got - ref) <= 1e-8 * np.abs(ref) + 1e-25), (got, ref)
+    # Same values as the eager calls.
+    eager = ncx2.logcdf(x, df, nc), ncx2.logsf(x, df, nc)
+    np.testing.assert_allclose(log_cdf[:n], eager[0], rtol=1e-15, atol=1e-300)
+    np.testing.assert_allclose(log_sf[:n], eager[1], rtol=1e-15, atol=1e-300)
+    assert np.all(np.isnan(log_cdf[n:n + 2])) and np.all(np.isnan(log_sf[n:n + 2]))
+    assert np.all(d_cdf[:, n + 2:] == 0.0) and np.all(d_sf[:, n + 2:] == 0.0)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="'df'"):
+        ncx2.logcdf(1.0, 0.5, 1.0)
+    with pytest.raises(ValueError, match="'nc'"):
+        ncx2.logsf(1.0, 3.0, -1.0)
+    with pytest.raises(ValueError, match="'df'"):
+        ncx2.cdf(1.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="'nc'"):
+        ncx2.sf(1.0, 3.0, -2.0)
+
+
+def test_float32(batch):
+    x, df, nc, log_cdf, log_sf, _, _ = batch["scipy"]
+    as32 = [jnp.asarray(v, jnp.float32) for v in (x, df, nc)]
+    got_cdf, got_sf = ncx2.logcdf(*as32), ncx2.logsf(*as32)
+    assert got_cdf.dtype == jnp.float32 and got_sf.dtype == jnp.float32
+    np.testing.assert_allclose(got_cdf, log_cdf, rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(got_sf, log_sf, rtol=2e-5, atol=2e-6)

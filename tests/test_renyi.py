@@ -1,0 +1,221 @@
+"""fisherrdp.divergences.renyi_ncx2 against 60-digit mpmath (tests/fixtures/renyi_ncx2.json),
+regime by regime, and its properties: D ≥ 0, D = 0 at a = b, monotone in α, below the
+post-processing value α(a−b)²/2, the local expansion (α/2) I(d, b) (a−b)², jit, gradients,
+input checks and float32.
+
+Compile time dominates: every float64 value below comes from ONE call (fixed shape)."""
+
+import functools
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from fisherrdp.bounds import gaussian_renyi as bounds_gaussian_renyi
+from fisherrdp.divergences import gaussian_renyi, renyi_ncx2
+from fisherrdp.fisher import ncx2_amplitude_fisher
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "renyi_ncx2.json")
+SHARED_REFS = os.path.join(HERE, "..", "..", "shared", "refs", "renyi_ncx2.json")
+TOL = 1e-9
+
+with open(FIXTURE) as fh:
+    ROWS = [(r["alpha"], r["d"], r["a"], r["b"], r["renyi"]) for r in json.load(fh)]
+if os.path.exists(SHARED_REFS):
+    with open(SHARED_REFS) as fh:
+        ROWS += [
+            (r["alpha"], r["d"], r["a"], r["b"], r["renyi"]) for r in json.load(fh)
+        ]
+# MATH.md §2 spot value (4 digits).
+SPOT = (2.0, 50.0, 1.0, 0.5, 0.005568)
+
+
+def regime(alpha, d, a, b):
+    if a != b and abs(a - b) <= 1e-5 * max(a, b):
+        return "a≈b"
+    if a == 0 or b == 0:
+        return "a or b = 0"
+    if d == 1:
+        return "d = 1"
+    if d == 1e4:
+        return "d = 1e4"
+    if alpha >= 32:
+        return "large α, a < b" if a < b else "large α, a > b"
+    return "moderate"
+
+
+REGIMES = [
+    "a≈b",
+    "a or b = 0",
+    "d = 1",
+    "d = 1e4",
+    "large α, a < b",
+    "large α, a > b",
+    "moderate",
+]
+
+# Property points.
+EQUAL = [
+    (2.0, 5.0, 1.0, 1.0),
+    (64.0, 1000.0, 10.0, 10.0),
+    (1.5, 1.0, 0.0, 0.0),
+    (256.0, 2.0, 100.0, 100.0),
+]
+ALPHAS = [1.001, 1.5, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0]
+TRIPLES = [
+    (1.0, 2.0, 1.0),
+    (10.0, 0.5, 2.0),
+    (100.0, 10.0, 9.0),
+    (1e4, 3.0, 0.0),
+    (2.0, 1.0, 1.0 + 1e-7),
+]
+LOCAL = [(2.0, 5.0, 1.0), (16.0, 50.0, 0.5), (1.5, 1.0, 10.0), (4.0, 1000.0, 20.0)]
+LOCAL_DELTA = 1e-5
+
+
+@functools.cache
+def batch():
+    """Everything evaluated in one call: fixture rows, a = b, the α grid, local expansion."""
+    pts = [r[:4] for r in ROWS] + [SPOT[:4]] + EQUAL
+    pts += [(al, d, a, b) for d, a, b in TRIPLES for al in ALPHAS]
+    pts += [(al, d, b + LOCAL_DELTA, b) for al, d, b in LOCAL]
+    arr = np.array(pts, dtype=float)
+    values = np.asarray(renyi_ncx2(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]))
+    n = len(ROWS)
+    out = {"rows": values[:n], "spot": values[n], "all": (arr, values)}
+    k = n + 1
+    out["equal"] = values[k : k + len(EQUAL)]
+    k += len(EQUAL)
+    out["alpha_grid"] = values[k : k + len(TRIPLES) * len(ALPHAS)].reshape(
+        len(TRIPLES), len(ALPHAS)
+    )
+    k += len(TRIPLES) * len(ALPHAS)
+    out["local"] = values[k:]
+    return out
+
+
+def test_fixture_size():
+    assert len(ROWS) >= 60
+    assert all(regime(*r[:4]) in REGIMES for r in ROWS)
+
+
+@pytest.mark.parametrize("name", REGIMES)
+def test_against_mpmath_by_regime(name):
+    values = batch()["rows"]
+    idx = [i for i, r in enumerate(ROWS) if regime(*r[:4]) == name]
+    assert idx, f"no fixture points in regime {name}"
+    ref = np.array([ROWS[i][4] for i in idx])
+    rel = np.abs(values[idx] - ref) / ref
+    worst = int(np.argmax(rel))
+    assert rel.max() <= TOL, f"{name}: worst rel {rel.max():.2e} at {ROWS[idx[worst]]}"
+
+
+def test_spot_value():
+    assert abs(batch()["spot"] - SPOT[4]) < 5e-7
+
+
+def test_nonnegative_and_zero_at_equal_amplitudes():
+    _, values = batch()["all"]
+    assert np.all(np.isfinite(values)) and np.all(values >= 0.0)
+    assert np.all(batch()["equal"] == 0.0)
+
+
+def test_monotone_in_alpha():
+    grid = batch()["alpha_grid"]
+    assert np.all(np.diff(grid, axis=1) >= -1e-12 * grid[:, 1:])
+    assert np.all(grid > 0.0)
+
+
+def test_below_post_processing_bound():
+    arr, values = batch()["all"]
+    bound = arr[:, 0] * (arr[:, 2] - arr[:, 3]) ** 2 / 2
+    assert np.all(values <= bound * (1 + 1e-12))
+    np.testing.assert_allclose(
+        np.asarray(gaussian_renyi(arr[:, 0], np.abs(arr[:, 2] - arr[:, 3]))), bound
+    )
+    assert gaussian_renyi is bounds_gaussian_renyi
+
+
+def test_local_expansion():
+    local = batch()["local"]
+    al, d, b = np.array(LOCAL).T
+    fisher = np.asarray(ncx2_amplitude_fisher(d, b))
+    ratio = local / (al / 2 * fisher * LOCAL_DELTA**2)
+    np.testing.assert_allclose(ratio, 1.0, rtol=1e-3)
+
+
+def test_jit_agrees_and_invalid_inputs_give_nan_inside_jit():
+    al = jnp.array([2.0, 64.0, 1.0, 2.0, 2.0, 2.0])
+    d = jnp.array([8.0, 5.0, 5.0, 0.5, 5.0, 5.0])
+    a = jnp.array([1.5, 1.0, 1.0, 1.0, -1.0, 1.0])
+    b = jnp.array([1.0, 2.0, 0.5, 0.5, 0.5, -0.5])
+    out = np.asarray(jax.jit(renyi_ncx2)(al, d, a, b))
+    assert np.all(np.isnan(out[2:]))
+    eager = batch()
+    ref = {(2.0, 8.0, 1.5, 1.0): None, (64.0, 5.0, 1.0, 2.0): None}
+    arr, values = eager["all"]
+    for i, key in enumerate(ref):
+        j = int(np.flatnonzero(np.all(arr == np.array(key), axis=1))[0])
+        assert abs(out[i] - values[j]) <= 1e-14 * values[j]
+
+
+@pytest.mark.parametrize(
+    "args, name",
+    [
+        ((1.0, 5, 1.0, 0.5), "alpha"),
+        ((0.5, 5, 1.0, 0.5), "alpha"),
+        ((2.0, 0.5, 1.0, 0.5), "d"),
+        ((2.0, 5, -1.0, 0.5), "a"),
+        ((2.0, 5, 1.0, [0.5, -0.5]), "b"),
+    ],
+)
+def test_bad_input_raises(args, name):
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        renyi_ncx2(*args)
+
+
+def test_float32():
+    rows = [r for r in ROWS if r[4] > 1e-3 and r[4] < 1e3 and r[0] <= 16][:12]
+    arr = np.array(rows, dtype=np.float32)
+    out = renyi_ncx2(*(jnp.asarray(arr[:, i]) for i in range(4)))
+    assert out.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(out), arr[:, 4], rtol=2e-4)
+
+
+@pytest.mark.slow
+def test_gradients_match_finite_differences():
+    """∂/∂α, ∂/∂a, ∂/∂b (reverse mode) against central differences, incl. a ≈ b and a < b."""
+    from fisherrdp._src.divergences.renyi import _renyi
+
+    pts = np.array(
+        [
+            [2.0, 8.0, 1.5, 1.0],
+            [10.0, 60.0, 2.0, 1.9],
+            [64.0, 5.0, 1.0, 2.0],
+            [2.0, 5.0, 1.0 + 1e-9, 1.0],
+        ]
+    )
+    grads = jax.jit(jax.vmap(jax.grad(_renyi, argnums=(0, 2, 3))))(*jnp.asarray(pts.T))
+    h = 1e-6
+    shifted = []
+    for j in (0, 2, 3):
+        for s in (1.0, -1.0):
+            p = pts.copy()
+            p[:, j] += s * h
+            shifted.append(p)
+    shifted = np.concatenate(shifted)
+    vals = np.asarray(jax.jit(jax.vmap(_renyi))(*jnp.asarray(shifted.T))).reshape(
+        3, 2, len(pts)
+    )
+    fd = (vals[:, 0] - vals[:, 1]) / (2 * h)
+    for k in range(3):
+        np.testing.assert_allclose(
+            np.asarray(grads[k]), fd[k], rtol=1e-5, atol=1e-12 * np.abs(fd).max()
+        )
+    # At a = b the gradient is exactly zero (no NaN from the branch not taken).
+    g_eq = jax.grad(lambda a: renyi_ncx2(2.0, 5.0, a, 1.0), argnums=0)(1.0)
+    assert float(g_eq) == 0.0
