@@ -16,6 +16,8 @@ MODULES = [
     "fisherrdp._src.batching",
     "fisherrdp._src.divergences.renyi",
     "fisherrdp._src.divergences.hockey_stick",
+    "fisherrdp._src.accounting.conversions",
+    "fisherrdp._src.accounting.subsampling",
 ]
 
 
