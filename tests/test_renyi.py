@@ -75,6 +75,10 @@ TRIPLES = [
 ]
 LOCAL = [(2.0, 5.0, 1.0), (16.0, 50.0, 0.5), (1.5, 1.0, 10.0), (4.0, 1000.0, 20.0)]
 LOCAL_DELTA = 1e-5
+# d = 1 far from the origin: |N + t| is unfolded up to e^{-2t·r} ~ e^{-20000}, so the divergence
+# is the Gaussian one, α(a − b)²/2, to far below float64 precision (for these α the tilted
+# integrand stays near r ≈ 100). L must be formed without cancellation here.
+GAUSSIAN_LIMIT = [(al, 1.0, a, b) for al in ALPHAS for a, b in ((100.0, 99.99), (99.99, 100.0))]
 
 
 @functools.cache
@@ -83,6 +87,7 @@ def batch():
     pts = [r[:4] for r in ROWS] + [SPOT[:4]] + EQUAL
     pts += [(al, d, a, b) for d, a, b in TRIPLES for al in ALPHAS]
     pts += [(al, d, b + LOCAL_DELTA, b) for al, d, b in LOCAL]
+    pts += GAUSSIAN_LIMIT
     arr = np.array(pts, dtype=float)
     values = np.asarray(renyi_ncx2(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]))
     n = len(ROWS)
@@ -94,7 +99,8 @@ def batch():
         len(TRIPLES), len(ALPHAS)
     )
     k += len(TRIPLES) * len(ALPHAS)
-    out["local"] = values[k:]
+    out["local"] = values[k : k + len(LOCAL)]
+    out["gaussian_limit"] = values[k + len(LOCAL) :]
     return out
 
 
@@ -112,6 +118,12 @@ def test_against_mpmath_by_regime(name):
     rel = np.abs(values[idx] - ref) / ref
     worst = int(np.argmax(rel))
     assert rel.max() <= TOL, f"{name}: worst rel {rel.max():.2e} at {ROWS[idx[worst]]}"
+
+
+def test_gaussian_limit_at_large_amplitude_and_small_step():
+    alpha, _, a, b = np.array(GAUSSIAN_LIMIT).T
+    exact = alpha * (a - b) ** 2 / 2
+    np.testing.assert_allclose(batch()["gaussian_limit"], exact, rtol=TOL)
 
 
 def test_spot_value():
