@@ -464,37 +464,34 @@ def _summarize(statement: Statement, outcome: Comparison | Approach) -> Statemen
         deviation = np.abs(np.asarray(outcome.ratio, dtype=float) - 1.0)
         deviation = np.where(np.isnan(deviation), np.inf, deviation)
         i = int(np.argmax(deviation))
-        where = {k: float(v[i]) for k, v in outcome.coords.items()}
-        return StatementResult(
-            statement.name,
-            statement.source,
-            statement.kind,
-            statement.description,
-            int(deviation.size),
-            int(np.sum(deviation > outcome.level)),
-            "max |ratio - 1|",
-            float(deviation[i]),
-            where | {"ratio": float(outcome.ratio[i])},
+        violations = int(np.sum(deviation > outcome.level))
+        metric_name, metric, extra = "max |ratio - 1|", deviation[i], {"ratio": outcome.ratio[i]}
+    else:
+        small, large, tol = (
+            np.asarray(x, dtype=float) for x in (outcome.small, outcome.large, outcome.tol)
         )
-    small, large, tol = (
-        np.asarray(x, dtype=float) for x in (outcome.small, outcome.large, outcome.tol)
-    )
-    excess = small - large
-    violations = int(np.sum(~(excess <= tol)))  # NaN counts as a violation
-    scale = np.where(np.abs(large) > 0, np.abs(large), 1.0)
-    slack = np.where(np.isfinite(excess), -excess / scale, -np.inf)
-    i = int(np.argmin(slack))
+        excess = small - large
+        violations = int(np.sum(~(excess <= tol)))  # NaN counts as a violation
+        scale = np.where(np.abs(large) > 0, np.abs(large), 1.0)
+        slack = np.where(np.isfinite(excess), -excess / scale, -np.inf)
+        i = int(np.argmin(slack))
+        metric_name, metric, extra = (
+            "min relative slack",
+            slack[i],
+            {"small": small[i], "large": large[i]},
+        )
     where = {k: float(v[i]) for k, v in outcome.coords.items()}
+    where |= {k: float(v) for k, v in extra.items()}
     return StatementResult(
         statement.name,
         statement.source,
         statement.kind,
         statement.description,
-        int(small.size),
+        int(np.size(outcome.ratio if isinstance(outcome, Approach) else outcome.small)),
         violations,
-        "min relative slack",
-        float(slack[i]),
-        where | {"small": float(small[i]), "large": float(large[i])},
+        metric_name,
+        float(metric),
+        where,
     )
 
 
