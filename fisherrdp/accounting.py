@@ -1,5 +1,10 @@
-"""Privacy accounting: from Rényi-DP and privacy profiles to (ε, δ), and subsampling.
+"""Privacy accounting: the synthetic release, RDP and privacy profiles, (ε, δ), subsampling.
 
+* :class:`SyntheticReleaseMechanism`: RDP curve, privacy profile and ε(δ) of a synthetic-data
+  release (exact for k = 1, a rigorous bound for k > 1), side by side with the model release;
+  :func:`calibrate_sigma` finds the noise a target (ε, δ) needs.
+* :func:`to_dp_accounting_pld`: the k = 1 release as a dp_accounting privacy-loss distribution
+  (optional dependency), to compose it with other mechanisms.
 * :func:`rdp_to_dp`: RDP curve on a grid of orders → (ε, δ)-DP (Mironov 2017; Balle et al.
   2020, Thm. 21 / Canonne–Kamath–Steinke 2020).
 * The Gaussian mechanism, exactly: :func:`gaussian_rdp`, :func:`gaussian_privacy_profile`
@@ -16,18 +21,30 @@ from fisherrdp._src.accounting.conversions import (
     gaussian_rdp,
     rdp_to_dp,
 )
+from fisherrdp._src.accounting.pld import to_dp_accounting_pld
 from fisherrdp._src.accounting.subsampling import (
     amplify_by_subsampling,
     amplify_profile,
     hockey_stick,
 )
+from fisherrdp._src.accounting.synthetic import (
+    Calibration,
+    SyntheticReleaseMechanism,
+    calibrate_sigma,
+)
+from fisherrdp._src.accounting.worst_case import WorstCase
 
 __all__ = [
+    "Calibration",
+    "SyntheticReleaseMechanism",
+    "WorstCase",
     "amplify_by_subsampling",
     "amplify_profile",
+    "calibrate_sigma",
     "gaussian_epsilon",
     "gaussian_privacy_profile",
     "gaussian_rdp",
     "hockey_stick",
     "rdp_to_dp",
+    "to_dp_accounting_pld",
 ]

@@ -1,7 +1,8 @@
 """The figures of ``fisherrdp figures``: data functions and matplotlib ``Figure`` builders.
 
 ``fisher_bounds_*`` (I(d, θ) with every Fisher bound), ``amplification_ratio_*`` (the paper's
-Fig. 3, exact) and ``loss_vs_dimension_*`` (Fig. 6 with the exact loss and the path bound).
+Fig. 3, exact), ``loss_vs_dimension_*`` (Fig. 6 with the exact loss and the path bound), and the
+accountant's ``privacy_profiles_*`` and ``sigma_vs_dimension_*``.
 Implementation: :mod:`fisherrdp._src.figures`.
 """
 
@@ -12,13 +13,21 @@ from fisherrdp._src.figures import (
     fisher_bounds_figure,
     loss_vs_dimension_data,
     loss_vs_dimension_figure,
+    privacy_profiles_data,
+    privacy_profiles_figure,
+    sigma_vs_dimension_data,
+    sigma_vs_dimension_figure,
 )
 
 __all__ = [
-    "fisher_bounds_data",
-    "fisher_bounds_figure",
     "amplification_ratio_data",
     "amplification_ratio_figure",
+    "fisher_bounds_data",
+    "fisher_bounds_figure",
     "loss_vs_dimension_data",
     "loss_vs_dimension_figure",
+    "privacy_profiles_data",
+    "privacy_profiles_figure",
+    "sigma_vs_dimension_data",
+    "sigma_vs_dimension_figure",
 ]

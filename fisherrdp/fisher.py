@@ -1,8 +1,22 @@
 """Fisher information of the non-central chi-square family: ``ncx2_amplitude_fisher(d, theta)``.
 
-Implementation and accuracy notes: :mod:`fisherrdp._src.fisher`.
+Implementation and accuracy notes: :mod:`fisherrdp._src.fisher`. Along the non-central
+Wishart path of Theorems 5.3/5.4 (k >= 1), Monte Carlo estimates with the exact score:
+``wishart_path_fisher(v, w, theta, *, key, n_samples)`` and the Prop. 3.2 path integral
+``wishart_path_fisher_integral(v, w, alpha, *, key, n_samples, n_theta)`` (notes:
+:mod:`fisherrdp._src.wishart_fisher`).
 """
 
 from fisherrdp._src.fisher import ncx2_amplitude_fisher
+from fisherrdp._src.wishart_fisher import (
+    PathIntegral,
+    wishart_path_fisher,
+    wishart_path_fisher_integral,
+)
 
-__all__ = ["ncx2_amplitude_fisher"]
+__all__ = [
+    "PathIntegral",
+    "ncx2_amplitude_fisher",
+    "wishart_path_fisher",
+    "wishart_path_fisher_integral",
+]

@@ -2,6 +2,10 @@
 
 Elementwise with broadcasting; jit-, vmap-, grad- and jacfwd-compatible; differentiable in every
 argument. Implementation and accuracy notes: :mod:`fisherrdp._src.special.bessel`.
+
+``log_hyp0f1_matrix(b, X)`` / ``log_hyp0f1_eigs(b, eigenvalues)``: log ₀F₁(; b; X) of a
+symmetric PSD matrix argument (Jack parameter 2), batched over leading axes; notes:
+:mod:`fisherrdp._src.special.hyp0f1_matrix`.
 """
 
 from fisherrdp._src.special.bessel import (
@@ -10,5 +14,13 @@ from fisherrdp._src.special.bessel import (
     log_bessel_ive,
     log_hyp0f1,
 )
+from fisherrdp._src.special.hyp0f1_matrix import log_hyp0f1_eigs, log_hyp0f1_matrix
 
-__all__ = ["bessel_ratio", "log_bessel_i", "log_bessel_ive", "log_hyp0f1"]
+__all__ = [
+    "bessel_ratio",
+    "log_bessel_i",
+    "log_bessel_ive",
+    "log_hyp0f1",
+    "log_hyp0f1_eigs",
+    "log_hyp0f1_matrix",
+]

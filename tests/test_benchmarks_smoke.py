@@ -9,6 +9,7 @@ import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_special.py"
 BENCH_FISHER = BENCH.with_name("bench_fisher.py")
+BENCH_VARIATIONAL = BENCH.with_name("bench_variational.py")
 
 
 def _load_bench(path=BENCH):
@@ -73,3 +74,21 @@ def test_bench_fisher_smoke(tmp_path):
     assert acc["fisherrdp"]["max_err"] <= 1e-10, acc["fisherrdp"]
 
     assert json.loads(out.read_text())["n"] == 16
+
+
+def test_bench_variational_smoke(tmp_path):
+    """Tiny config: the Gaussian part and one k = 1 release point (n_syn = inf, against the
+    benchmark's own SciPy quadrature, which is instant there)."""
+    bench = _load_bench(BENCH_VARIATIONAL)
+    out = tmp_path / "bench_variational.json"
+    argv = ["--quick", "--steps", "100", "--n-eval", "4000", "--n-syn", "inf", "--d", "3"]
+    r = bench.main([*argv, "--reference", "scipy", "--json", str(out), "--quiet"])
+
+    assert len(r["gaussian"]) == 1 and len(r["release_k1"]) == 1
+    g = r["gaussian"][0]
+    assert g["ci_low"] < g["estimate"] < g["ci_high"] and g["seconds"] > 0
+    row = r["release_k1"][0]
+    assert row["reference"] == "scipy" and math.isfinite(row["rel_err"])
+    # n_syn = inf: D_2(χ²_3(4) ‖ χ²_3(2.25)) = renyi_ncx2(2, 3, 2, 1.5) = 0.18711791387797.
+    assert row["exact"] == pytest.approx(0.18711791387797, rel=1e-9)
+    assert json.loads(out.read_text())["quick"] is True

@@ -7,6 +7,8 @@ import pytest
 
 MODULES = [
     "fisherrdp._src.special.bessel",
+    "fisherrdp._src.special.hyp0f1_matrix",
+    "fisherrdp._src.distributions.ncwishart",
     "fisherrdp._src.bounds",
     "fisherrdp._src.validation",
     "fisherrdp._src.distributions.ncx2",
@@ -16,8 +18,16 @@ MODULES = [
     "fisherrdp._src.batching",
     "fisherrdp._src.divergences.renyi",
     "fisherrdp._src.divergences.hockey_stick",
+    "fisherrdp._src.divergences.release_k1",
     "fisherrdp._src.accounting.conversions",
     "fisherrdp._src.accounting.subsampling",
+    "fisherrdp._src.accounting.worst_case",
+    "fisherrdp._src.accounting.synthetic",
+    "fisherrdp._src.accounting.pld",
+    "fisherrdp._src.release",
+    "fisherrdp._src.variational",
+    "fisherrdp._src.wishart_fisher",
+    "fisherrdp._src.divergences.renyi_wishart_mc",
 ]
 
 

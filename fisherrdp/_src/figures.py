@@ -16,6 +16,12 @@ state), so it works with any backend and in notebooks.
    :math:`d`, the exact :math:`D_\alpha` of the pair :math:`(\|v\|, \|w\|) = (C, C - \Delta)`,
    the numerical path bound (Prop 3.2 with the exact :math:`\sqrt I`), Theorem 5.2 as re-derived
    and as printed, and the model-release (post-processing) value :math:`\alpha\Delta^2/2`.
+4. :func:`privacy_profiles_figure` — the accountant's view (``fisherrdp account``): the exact
+   privacy profiles :math:`\delta(\varepsilon)` of the model release and of the synthetic
+   release (worst admissible pair), and the RDP curves of both.
+5. :func:`sigma_vs_dimension_figure` — the noise σ a target :math:`(\varepsilon, \delta)` needs,
+   for the synthetic release against :math:`d` (:func:`fisherrdp.accounting.calibrate_sigma`)
+   and for the model release.
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ __all__ = [
     "fisher_bounds_figure",
     "loss_vs_dimension_data",
     "loss_vs_dimension_figure",
+    "privacy_profiles_data",
+    "privacy_profiles_figure",
+    "sigma_vs_dimension_data",
+    "sigma_vs_dimension_figure",
 ]
 
 _FISHER_BOUNDS = (
@@ -188,6 +198,118 @@ def loss_vs_dimension_figure(data: dict | None = None):
     ax.set_title(
         f"k = 1, α = {data['alpha']:g}, ‖v‖ = C = {data['C']:g}, "
         f"‖w‖ = {max(data['C'] - data['delta'], 0):g}"
+    )
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _default_mechanism():
+    from fisherrdp.accounting import SyntheticReleaseMechanism
+
+    return SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1, sigma=1.0)
+
+
+def privacy_profiles_data(mechanism=None, *, n_eps: int = 60, alphas=None) -> dict:
+    """Privacy profiles and RDP curves of the model and the synthetic release.
+
+    Args:
+        mechanism: A :class:`fisherrdp.accounting.SyntheticReleaseMechanism` (default: the
+            README's example, d = 100, k = 1, C = 1, sensitivity = 0.1, σ = 1).
+        n_eps: Points of the ε grid, which runs from 0 to the model release's ε at δ = 1e-12.
+        alphas: Orders of the RDP curves (default: 40 from 1.1 to 256).
+    """
+    mech = _default_mechanism() if mechanism is None else mechanism
+    eps = np.linspace(0.0, float(mech.model_release_epsilon(1e-12)), n_eps)
+    alphas = np.geomspace(1.1, 256.0, 40) if alphas is None else np.asarray(alphas, float)
+    return {
+        "mechanism": mech,
+        "eps": eps,
+        "model_profile": np.asarray(mech.model_release_privacy_profile(eps)),
+        "synthetic_profile": np.asarray(mech.privacy_profile(eps)),
+        "alphas": alphas,
+        "model_rdp": np.asarray(mech.model_release_rdp(alphas)),
+        "synthetic_rdp": np.asarray(mech.rdp(alphas)),
+    }
+
+
+def _describe(mech) -> str:
+    n = "∞" if np.isinf(mech.n_syn) else f"{mech.n_syn:g}"
+    return (
+        f"d = {mech.d:g}, k = {mech.k}, C = {mech.C:g}, Δ = {mech.sensitivity:g}, "
+        f"σ = {mech.sigma:g}, n_syn = {n}"
+    )
+
+
+def privacy_profiles_figure(data: dict | None = None):
+    """Figure: δ(ε) and the RDP curves of the model and the synthetic release."""
+    data = privacy_profiles_data() if data is None else data
+    mech = data["mechanism"]
+    kind = "exact" if mech.exact else "upper bound"
+    fig, (left, right) = _figure(2)
+    floor = 1e-300
+    left.plot(data["eps"], np.maximum(data["model_profile"], floor), color="0.4", ls="-.",
+              label="model release (exact Gaussian)")
+    left.plot(data["eps"], np.maximum(data["synthetic_profile"], floor), color="k", lw=2,
+              label=f"synthetic release ({kind})")
+    left.set_yscale("log")
+    left.set_ylim(max(1e-30, float(np.min(data["model_profile"])) * 1e-3), 1.5)
+    left.set_xlabel("ε")
+    left.set_ylabel("δ(ε)")
+    left.set_title("privacy profiles")
+    left.legend(fontsize=8)
+    right.plot(data["alphas"], data["model_rdp"], color="0.4", ls="-.", label="model release")
+    right.plot(data["alphas"], data["synthetic_rdp"], color="k", lw=2,
+               label=f"synthetic release ({kind})")
+    right.set_xscale("log")
+    right.set_yscale("log")
+    right.set_xlabel("α")
+    right.set_ylabel("RDP ε(α)")
+    right.set_title("Rényi DP")
+    right.legend(fontsize=8)
+    fig.suptitle(_describe(mech), fontsize=9)
+    return fig
+
+
+def sigma_vs_dimension_data(
+    *,
+    target_epsilon: float = 1.0,
+    target_delta: float = 1e-5,
+    k: int = 1,
+    C: float = 1.0,
+    sensitivity: float = 0.1,
+    d_values=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000),
+) -> dict:
+    """σ needed for (ε, δ) by the synthetic release against d, and by the model release."""
+    from fisherrdp.accounting import calibrate_sigma
+
+    d_values = np.asarray(d_values, float)
+    cals = [calibrate_sigma(target_epsilon, target_delta, d, k, C, sensitivity) for d in d_values]
+    return {
+        "d": d_values,
+        "sigma": np.array([c.sigma for c in cals]),
+        "sigma_model": cals[0].sigma_model,
+        "target_epsilon": target_epsilon,
+        "target_delta": target_delta,
+        "k": k,
+        "C": C,
+        "sensitivity": sensitivity,
+    }
+
+
+def sigma_vs_dimension_figure(data: dict | None = None):
+    """Figure: noise needed for a target (ε, δ), synthetic vs model release, against d."""
+    data = sigma_vs_dimension_data() if data is None else data
+    fig, (ax,) = _figure(1, size=(6.0, 4.2))
+    ax.plot(data["d"], data["sigma"], "o-", color="k", label="synthetic release")
+    ax.axhline(data["sigma_model"], color="0.4", ls="-.", label="model release")
+    ax.set_xscale("log")
+    ax.set_xlabel("d")
+    ax.set_ylabel("σ needed")
+    ax.set_ylim(bottom=0)
+    ax.set_title(
+        f"(ε, δ) = ({data['target_epsilon']:g}, {data['target_delta']:g}), k = {data['k']}, "
+        f"C = {data['C']:g}, Δ = {data['sensitivity']:g}",
+        fontsize=9,
     )
     ax.legend(fontsize=8)
     return fig

@@ -8,8 +8,12 @@ Each law is a module, as in ``jax.scipy.stats``:
 tails), ``ncx2.mean(df, nc)``, ``ncx2.var(df, nc)``,
 ``ncx2.sample(key, df, nc, shape)``. Implementation and accuracy notes:
 :mod:`fisherrdp._src.distributions.ncx2`.
+
+``ncwishart`` — the non-central Wishart law W_k(df, I_k, Ω), Ω = μᵀμ (the law of VᵀV):
+``ncwishart.logpdf(Y, df, noncentrality)``, ``ncwishart.mean(df, noncentrality)``,
+``ncwishart.sample(key, df, mu, shape)``. Notes: :mod:`fisherrdp._src.distributions.ncwishart`.
 """
 
-from fisherrdp.stats import ncx2
+from fisherrdp.stats import ncwishart, ncx2
 
-__all__ = ["ncx2"]
+__all__ = ["ncwishart", "ncx2"]

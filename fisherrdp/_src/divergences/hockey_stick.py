@@ -111,14 +111,25 @@ def _root(eps, d, a, b):
     return jnp.exp(t), has_root
 
 
-def _hockey_stick_and_slope(eps, d, a, b):
-    """(E_{e^ε}(χ²_d(a²) ‖ χ²_d(b²)), ∂_ε E = −e^ε P_b(S)) on float arrays, unchecked."""
+def _log_optimal_set_probabilities(eps, d, a, b):
+    """(log P_a(S), log P_b(S), has_root) for S = {L > ε} (a half-line, see the module docs).
+
+    ``log P_a(S)`` is the log of the tail of the privacy loss L = log(p_a/p_b) under P_a,
+    P_a(L > ε), where L reaches ε; ``has_root`` is False where it never does (then S is empty
+    for a < b).
+    """
     eps, d, a, b = jnp.broadcast_arrays(eps, d, a, b)
     r, has_root = jax.lax.stop_gradient(_root(eps, d, a, b))
     y = jnp.where(has_root, r * r, d + a * a)
     log_cdf, log_sf = _log_cdf_sf(y[..., None], d[..., None], jnp.stack([a * a, b * b], -1))
     log_p = jnp.where((a > b)[..., None], log_sf, log_cdf)
-    log_pa, log_pb = log_p[..., 0], log_p[..., 1]
+    return log_p[..., 0], log_p[..., 1], has_root
+
+
+def _hockey_stick_and_slope(eps, d, a, b):
+    """(E_{e^ε}(χ²_d(a²) ‖ χ²_d(b²)), ∂_ε E = −e^ε P_b(S)) on float arrays, unchecked."""
+    eps, d, a, b = jnp.broadcast_arrays(eps, d, a, b)
+    log_pa, log_pb, has_root = _log_optimal_set_probabilities(eps, d, a, b)
     usable = has_root & (log_pa > -jnp.inf)
     log_pa_safe = jnp.where(usable, log_pa, 0.0)
     log_ratio = jnp.where(usable, eps + log_pb - log_pa_safe, -1.0)

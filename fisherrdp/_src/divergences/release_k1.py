@@ -1,0 +1,727 @@
+r"""Exact divergences of the finite synthetic release for k = 1 (``MATH.md`` §3).
+
+Given :math:`V`, the release :math:`ZV \sim \mathcal N(0, \|V\|^2 I_{n})`, so
+:math:`T = \|ZV\|^2 = Y X` is sufficient, with :math:`Y = \|V\|^2 \sim \chi^2_d(a^2)` and
+:math:`X \sim \chi^2_{n}` independent (:math:`n` = ``n_syn``). Hence
+
+.. math::
+
+    D_\alpha(ZV \,\|\, ZW) = D_\alpha\bigl(\mathrm{law}(Y_a X) \,\|\, \mathrm{law}(Y_b X)\bigr),
+
+a one-dimensional problem. In :math:`C = \log(T/n) = U + W`, :math:`U = \log Y`,
+:math:`W = \log(X/n)`, the density is a convolution,
+
+.. math::
+
+    p_C(c) = \int p_U(c - w)\, p_W(w)\, dw, \qquad
+    \log p_W(w) = \tfrac n2\bigl(w - \operatorname{expm1}(w)\bigr)
+    + \tfrac n2 \log\tfrac n2 - \tfrac n2 - \log\Gamma(\tfrac n2),
+
+(the constant by Stirling's series for :math:`n \ge 40`, so that nothing of size :math:`n`
+cancels), :math:`\log p_U(u) = u + \log p_{\chi^2_d(\theta^2)}(e^u)` in the two cancellation-free forms
+of :func:`fisherrdp._src.distributions.ncx2._logpdf`, fed from one shared Bessel evaluation.
+
+**Method.** *Outer windows* in :math:`c`: the peak of the tilted integrand
+:math:`p_a^\beta p_b^{1-\beta}` (:math:`\beta = \alpha` for the direct form, 0 for the ψ form) and
+its edges where it has dropped by :math:`e^{-T}`, :math:`T = -\log\epsilon + 8`, by safeguarded
+Newton steps on the Laplace surrogate :math:`\log p_C(c) \approx \max_w h_c(w)`,
+:math:`h_c(w) = \log p_U(c-w) + \log p_W(w)`, whose derivatives are exact at the inner maximiser
+:math:`w^*(c)` (:math:`F' = P'(c - w^*)`, :math:`F'' = P''Q''/(P''+Q'')`, variances add);
+:math:`w^*(c)` is tracked by nested Newton steps. *Inner windows*: at each outer node, the peak,
+scale and :math:`e^{-T}` edges of :math:`h_c` (again Newton), for each law separately.
+Both integrals are composite Gauss–Legendre rules on graded panels (``*_LINEAR`` panels of
+width ``*_STEP`` σ each side of the peak, then ``*_GEO`` geometrically growing ones to the
+edges), summed in log space (``logsumexp``).
+
+**Two forms, chosen elementwise** (as in :mod:`fisherrdp._src.divergences.renyi`):
+
+1. *Direct*: :math:`(\alpha-1)D = \log\int p_{C,a}^\alpha p_{C,b}^{1-\alpha}`, with
+   :math:`p_{C,a}` and :math:`p_{C,b}` each on its own inner windows.
+2. *ψ form*, where the direct form gives :math:`(\alpha-1)D <` ``PSI_MAX``:
+   :math:`e^{(\alpha-1)D} - 1 = E_b[\psi(L)]`, :math:`L = \log p_{C,a}/p_{C,b}`, with
+   :math:`L` formed without cancellation as the posterior mean
+   :math:`e^{L(c)} = E[e^{\ell(c - W)} \mid C = c]` under law :math:`b`,
+   :math:`\ell = \log p_{U,a}/p_{U,b}` from the cancellation-free ratio form of
+   :mod:`~fisherrdp._src.divergences.renyi` (so :math:`L/\delta` is accurate also for
+   :math:`\delta = a - b \to 0`); the inner window there covers both posteriors.
+
+``n_syn = inf`` entries give :func:`~fisherrdp.divergences.renyi_ncx2` /
+:func:`~fisherrdp.divergences.hockey_stick_ncx2` (double-``where``; called directly when every
+entry is ``inf``, and not compiled at all when none is).
+
+**Hockey stick.** :math:`E_{e^\varepsilon} = \int (p_{C,a} - e^\varepsilon p_{C,b})_+\,dc`.
+The likelihood ratio :math:`L(c)` is monotone (the :math:`\chi^2_d(\theta^2)` family is TP2 in
+:math:`\log y` and :math:`p_W` is log-concave), so the integrand is
+:math:`p_{C,a}(1 - e^{\varepsilon - L})` on one side of the crossing :math:`L(c^*) = \varepsilon`
+(``ROOT_STEPS`` safeguarded Newton steps on :math:`L` from inner quadratures, on the union of
+both laws' windows), integrated on graded panels starting at :math:`c^*` (no kink inside a
+panel). An error in :math:`c^*` enters only at second order.
+
+**One kernel.** Both divergences run through one jitted kernel (a flag selects the windows and
+the output), so that one compilation serves both; every Bessel function of the main quadrature
+(log-densities, and ℓ/δ) comes from one call of the rolled-loop Bessel core. The windows assume
+unimodal log-integrands (true on every case tested; not proved).
+
+**Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
+made by ``tests/fixtures/make_release_k1_fixtures.py`` with a Poisson mixture of products of
+central χ² laws, whose density is a Bessel-K function: a representation independent of this
+one), asserted by ``tests/test_release_k1.py`` at 1e-8 relative (Rényi) and 1e-10 absolute
+(hockey stick); 28 Rényi and 9 hockey-stick rows, each computed twice (two quadrature
+layouts) agreeing to ≤ 6e-14. Worst errors measured per regime (Rényi, relative): moderate
+α ∈ {1.01, 2, 8}, d ∈ {5, 100, 1000}, n_syn ∈ {2, 10, 100, 1000}: 4.4e-13; n_syn = 1e5, 1e7
+(a ≈ b, D = 7.8e-10): 1.8e-13; n_syn = 1 (d = 5, 100, 1000): 4.1e-11; a ≈ b (relative step
+1e-6, D down to 1.6e-12): 2.6e-13; a or b = 0: 1.1e-10 (d = 5, n_syn = 2); α = 64 (a > b,
+values up to 15; a < b): 3e-15; a = 20, b = 15 or 19: 2.5e-13; non-integer d or n_syn
+(2.5, 37.3): 2.3e-12, but 2.4e-9 at d = 1, n_syn = 1.5. Hockey stick (absolute): 5.9e-13
+(ε ∈ [0, 3], n_syn ∈ [1, 1000], d ∈ [1, 1000], a < b and a > b, a or b = 0).
+
+*Known limit*: d = n_syn small (equal left-tail exponents, :math:`p_C \sim |c|\,e^{dc/2}`):
+at far-left outer nodes the inner integrand is flat over a range ~|c| and ends in
+double-exponential walls that the inner panels do not resolve. Measured: Rényi at
+d = n_syn = 1, relative 3.0e-5 (α = 8, a = 1, b = 0.5) and 6.4e-3 (α = 1.01, a ≈ b); hockey
+stick at d = n_syn = 2 with a < b (the integral runs over the left side), absolute 3.7e-6.
+d = n_syn = 2 with a > b (Rényi, α = 64) is fine (7e-16). Not measured against mpmath:
+n_syn between 1e3 and 1e5 apart from the spot value at 1e4 (5 digits); the tests also check
+monotone convergence to the n_syn = ∞ value, the 1/n_syn law of the gap
+(n·(D_{2n} − D_n) constant to 5% for n = 1e3 … 1e5), that the density integrates to 1
+(1e-10) and that it matches simulated ‖ZV‖² (chi-square test).
+
+**Cost.** 2·(4+4)·12 = 192 outer nodes per form, 2·(3+3)·8 = 96 inner nodes each, i.e.
+about 5.5e4 log-density evaluations per element plus window searches: 170 ms per element on
+an idle CPU core (6 elements in 1.0 s), 450–550 ms under heavy load (load average 13 on 2
+cores); compiling the kernel takes about 27 s idle (50–90 s under that load), once per shape
+and dtype, shared by both public functions.
+Not for tight inner loops over millions of points; evaluate many points in one call (the
+compiled kernel is reused for every call of the same shape, for both public functions).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+from fisherrdp._src.config import as_float_arrays
+from fisherrdp._src.distributions.ncx2 import SERIES_MAX_Z, _central_logpdf
+from fisherrdp._src.divergences.hockey_stick import _hockey_stick, hockey_stick_ncx2
+from fisherrdp._src.divergences.renyi import (
+    PSI_MAX,
+    RATIO_SPAN,
+    Z_NODES,
+    _log_psi_sum,
+    _renyi,
+    renyi_ncx2,
+)
+from fisherrdp._src.special.bessel import _bessel_core, _stirling_correction
+from fisherrdp._src.validation import check_concrete, is_tracer
+
+__all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
+
+#: Outer rule (in c = log(T/n)): Gauss–Legendre nodes per panel, graded panels per side.
+OUTER_NODES = 12
+OUTER_LINEAR = 4
+OUTER_STEP = 1.5
+OUTER_GEO = 4
+#: Inner rule (in w = log(X/n)), per outer node and law.
+INNER_NODES = 8
+INNER_LINEAR = 3
+INNER_STEP = 1.5
+INNER_GEO = 3
+#: Newton steps: peaks, edges, and the nested inner peak per outer step.
+PEAK_STEPS = 24
+EDGE_STEPS = 12
+NESTED_STEPS = 12
+#: Safeguarded Newton steps for the hockey-stick crossing L(c*) = ε.
+ROOT_STEPS = 40
+#: Curvature floor of the window search (σ ≤ 10 in log units: flat inner integrands at far
+#: outer nodes, e.g. d = n_syn = 1, would otherwise send the edge guesses to overflow).
+MIN_CURVATURE = 1e-2
+#: Extra drop (beyond −log ε) of the window edges: the outer surrogate is approximate.
+DROP_MARGIN = 8.0
+#: Half degrees of freedom n/2 from which log p_W's constant uses Stirling's series.
+STIRLING_MIN = 20.0
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG2 = math.log(2.0)
+
+
+def _rule(n: int, dtype) -> tuple[jax.Array, jax.Array]:
+    x, w = np.polynomial.legendre.leggauss(n)
+    return jnp.asarray((x + 1.0) / 2.0, dtype), jnp.asarray(w / 2.0, dtype)
+
+
+def _log_pw_constant(n):
+    """(n/2) log(n/2) − n/2 − log Γ(n/2), by Stirling's series for large n/2."""
+    m = 0.5 * n
+    large = m >= STIRLING_MIN
+    m_s = jnp.where(large, m, STIRLING_MIN)
+    stirling = 0.5 * jnp.log(m_s) - _HALF_LOG_2PI - _stirling_correction(m_s)
+    m_d = jnp.where(large, 1.0, m)
+    direct = m_d * jnp.log(m_d) - m_d - jax.lax.lgamma(m_d)
+    return jnp.where(large, stirling, direct)
+
+
+def _log_pw(w, n):
+    """Normalised log-density of W = log(X/n), X ~ χ²_n."""
+    return 0.5 * n * (w - jnp.expm1(w)) + _log_pw_constant(n)
+
+
+def _q(w, n):
+    """log p_W (up to its constant) and its two derivatives."""
+    e = jnp.expm1(w)
+    return 0.5 * n * (w - e), -0.5 * n * e, -0.5 * n * (e + 1.0)
+
+
+def _bessel(nu, z):
+    """Bessel parts at order ν, argument z (rolled loops: one compact call site)."""
+    return _bessel_core(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z, unroll=False)
+
+
+def _log_pu_from(u, d, nc, parts):
+    """Normalised log p_U(u), U = log Y, Y ~ χ²_d(nc), from Bessel ``parts`` at z = √(nc·e^u).
+
+    The two cancellation-free forms of :func:`fisherrdp._src.distributions.ncx2._logpdf`
+    (₀F₁ form for z ≤ max(30, d/2), Bessel form above), from one shared Bessel evaluation.
+    """
+    y = jnp.exp(u)
+    half = 0.5 * d
+    z = jnp.sqrt(nc * y)
+    use_series = z <= jnp.maximum(SERIES_MAX_Z, half)
+    series = _central_logpdf(y, half) - 0.5 * nc + parts.log_0f1
+    ncb = jnp.where(use_series, 1.0, nc)
+    diff = jnp.sqrt(y) - jnp.sqrt(ncb)
+    bessel = -_LOG2 - 0.5 * diff * diff + 0.5 * (half - 1.0) * jnp.log(y / ncb) + parts.log_ive
+    return u + jnp.where(use_series, series, bessel)
+
+
+def _l_over_args(r, d, a, b):
+    """Bessel arguments of L/δ (as ``renyi._log_ratio_over_delta``), and how to finish it."""
+    nu = 0.5 * d - 1.0
+    delta = a - b
+    pole_distance = jnp.sqrt((nu + 0.5 * math.pi) ** 2 + (jnp.minimum(a, b) * r) ** 2)
+    use_ratio = jnp.abs(delta) * r <= RATIO_SPAN * pole_distance
+    s, ws = _rule(Z_NODES, r.dtype)
+    z = b * r[:, None] + jnp.where(use_ratio, delta * r, 0.0)[:, None] * s
+    ra = jnp.where(use_ratio, 0.0, a * r)
+    rb = jnp.where(use_ratio, 0.0, b * r)
+    args = jnp.concatenate([z.ravel(), ra, rb])
+
+    def finish(parts):
+        m = r.shape[0]
+        ratio = parts.ratio[: m * Z_NODES].reshape(m, Z_NODES)
+        g_a = parts.log_0f1[m * Z_NODES : m * Z_NODES + m]
+        g_b = parts.log_0f1[m * Z_NODES + m :]
+        by_ratio = r * jnp.sum(ws * ratio, axis=-1)
+        by_g = (g_a - g_b) / jnp.where(use_ratio, 1.0, delta)
+        return jnp.where(use_ratio, by_ratio, by_g) - 0.5 * (a + b)
+
+    return args, finish
+
+
+def _p(u, d, theta):
+    """log p_U(u) up to a constant, U = log Y, Y ~ χ²_d(θ²), and its two derivatives."""
+    y = jnp.exp(u)
+    z = theta * jnp.exp(0.5 * u)
+    nu = 0.5 * d - 1.0
+    parts = _bessel(nu, z)
+    ratio, g = parts.ratio, parts.log_0f1
+    value = 0.5 * d * u - 0.5 * y + g
+    first = 0.5 * (d - y + z * ratio)
+    second = 0.25 * (-2.0 * y + z * (z * (1.0 - ratio * ratio) - 2.0 * nu * ratio))
+    return value, first, second
+
+
+def _inner(w, c, d, n, theta):
+    """h_c(w) = log p_U(c − w) + log p_W(w) (unnormalised) and its w-derivatives."""
+    pv, p1, p2 = _p(c - w, d, theta)
+    qv, q1, q2 = _q(w, n)
+    return pv + qv, q1 - p1, p2 + q2, (p1, p2, q2)
+
+
+def _newton_peak(x, first, second, cap):
+    """A safeguarded Newton step uphill (a capped unit step where not concave)."""
+    concave = second < 0.0
+    step = jnp.where(concave, -first / jnp.where(concave, second, -1.0), jnp.sign(first))
+    return x + jnp.clip(step, -cap, cap)
+
+
+def _window(fn, x0, drop, cap, aux0=None):
+    """Peaks, scales σ and e^{−drop} edges of a batch of unimodal log-integrands.
+
+    ``fn(x, aux)`` evaluates on x of shape (B, 3) (peak, lower edge, upper edge) and returns
+    (value, first, second, aux). ``PEAK_STEPS`` safeguarded Newton steps for the peak (edges
+    follow at the Gaussian guess), then ``EDGE_STEPS`` Newton steps on value − peak + drop = 0,
+    each edge kept on its own side of the peak (as in ``renyi._windows``).
+    """
+    side = jnp.array([0.0, -1.0, 1.0], x0.dtype)
+    root = math.sqrt(2.0 * drop)
+
+    def step(i, carry):
+        x, peak, sigma, aux = carry
+        value, first, second, aux = fn(x, aux)
+        centre = _newton_peak(x[:, 0], first[:, 0], second[:, 0], cap)
+        width = 1.0 / jnp.sqrt(jnp.maximum(-second[:, 0], MIN_CURVATURE))
+        guess = x[:, :1] + side * width[:, None] * root
+        peak_phase = jnp.stack([centre, guess[:, 1], guess[:, 2]], axis=1)
+        slope_ok = side * first < 0.0
+        new = x - (value - peak[:, None] + drop) / jnp.where(slope_ok, first, -side)
+        new = jnp.where(slope_ok, new, x + side * sigma[:, None])
+        new = jnp.where(side * (new - x[:, :1]) > 0.0, new, 0.5 * (x + x[:, :1]))
+        edge_phase = jnp.concatenate([x[:, :1], new[:, 1:]], axis=1)
+        in_peak = i < PEAK_STEPS
+        return (
+            jnp.where(in_peak, peak_phase, edge_phase),
+            jnp.where(in_peak, value[:, 0], peak),
+            jnp.where(in_peak, width, sigma),
+            aux,
+        )
+
+    x = x0[:, None] + 0.0 * side
+    init = (x, jnp.zeros_like(x0), jnp.ones_like(x0), aux0)
+    x, _, sigma, _ = jax.lax.fori_loop(0, PEAK_STEPS + EDGE_STEPS, step, init)
+    return x[:, 0], sigma, x[:, 1], x[:, 2]
+
+
+def _inner_guess(c, d, n, theta):
+    """Precision-weighted guess of argmax_w h_c(w) (Gaussian approximations of U and W)."""
+    mean = d + theta * theta
+    u0 = jnp.log(mean)
+    tau_u = mean * mean / (2.0 * (d + 2.0 * theta * theta))
+    tau_w = 0.5 * n
+    return jnp.clip((c - u0) * tau_u / (tau_u + tau_w), -60.0, 10.0)
+
+
+def _inner_windows(c, d, n, theta, drop):
+    """Inner windows (peak, σ, lo, hi) of h_c for rows c, theta (shape (B,))."""
+
+    def fn(w, aux):
+        value, first, second, _ = _inner(w, c[:, None], d, n, theta[:, None])
+        return value, first, second, aux
+
+    return _window(fn, _inner_guess(c, d, n, theta), drop, 2.0, jnp.zeros(()))
+
+
+def _outer_windows(beta, d, n, a, b, drop):
+    """Outer windows (peak, σ, lo, hi) in c of the tilted p_{C,a}^β p_{C,b}^{1−β}, rows β."""
+    kappa = beta * a + (1.0 - beta) * b
+    root = jnp.sqrt(kappa * kappa + 4.0 * d)
+    r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
+    c0 = 2.0 * jnp.log(r0)
+    thetas = jnp.stack([a, b])[:, None, None]  # (law, 1, 1)
+    weights = jnp.stack([beta, 1.0 - beta])[:, :, None]  # (law, B, 1)
+
+    def fn(c, w):
+        # w: inner peaks, shape (law, B, 3): nested Newton steps from the previous ones; the
+        # values are those at the last evaluated w (one call site for the Bessel functions).
+        def nested(_, state):
+            w, _ = state
+            value, first, second, (p1, p2, q2) = _inner(w, c[None], d, n, thetas)
+            return _newton_peak(w, first, second, 2.0), (value, second, p1, p2, q2)
+
+        zeros = jnp.zeros_like(w)
+        w, (value, second, p1, p2, q2) = jax.lax.fori_loop(
+            0, NESTED_STEPS, nested, (w, (zeros,) * 5)
+        )
+        concave = second < 0.0
+        f2 = jnp.where(concave, p2 * q2 / jnp.where(concave, second, -1.0), p2)
+        return (
+            jnp.sum(weights * value, 0),
+            jnp.sum(weights * p1, 0),
+            jnp.sum(weights * f2, 0),
+            w,
+        )
+
+    w0 = jnp.stack([_inner_guess(c0, d, n, t) for t in (a, b)])[:, :, None] + jnp.zeros(3, c0.dtype)
+    return _window(fn, c0, drop, 1.0, w0)
+
+
+def _panels(centre, sigma, lo, hi, nodes, linear, step, geo):
+    """Graded Gauss–Legendre panels from ``centre`` out to ``lo`` and ``hi``, rows (B,).
+
+    Returns nodes and weights of shape (B, 2·(linear + geo)·nodes).
+    """
+    dtype = sigma.dtype
+    x, w = _rule(nodes, dtype)
+    lin = step * sigma[:, None] * jnp.arange(1, linear + 1, dtype=dtype)
+    frac = jnp.arange(1, geo + 1, dtype=dtype) / geo
+    start = (step * linear * sigma)[:, None]
+    out_nodes, out_weights = [], []
+    for sign, extent in ((-1.0, centre - lo), (1.0, hi - centre)):
+        extent = jnp.maximum(extent, 0.0)[:, None]
+        far = start * jnp.exp(frac * jnp.log(jnp.maximum(extent / start, 1.0)))
+        edges = jnp.concatenate(
+            [
+                jnp.zeros_like(start),
+                jnp.minimum(lin, extent),
+                jnp.where(extent > start, far, extent),
+            ],
+            axis=1,
+        )
+        length = jnp.diff(edges, axis=1)[:, :, None]
+        offsets = (edges[:, :-1, None] + length * x).reshape(edges.shape[0], -1)
+        out_nodes.append(centre[:, None] + sign * offsets)
+        out_weights.append((length * w).reshape(edges.shape[0], -1))
+    return jnp.concatenate(out_nodes, 1), jnp.concatenate(out_weights, 1)
+
+
+def _drop(dtype) -> float:
+    return -math.log(float(jnp.finfo(dtype).eps)) + DROP_MARGIN
+
+
+def _inner_nodes(c, d, n, theta, drop, union=None, offset=0):
+    """Inner nodes w (B, K) and log(weight · p_W), at outer nodes c (B,), for laws theta (B,).
+
+    Rows with ``union`` (B,) true take their edges from the union of their own window and that
+    of the row ``offset`` further on (the ψ form's posterior mean covers both laws' posteriors);
+    one call finds every window (one call site).
+    """
+    peak, sigma, lo, hi = jax.lax.stop_gradient(_inner_windows(c, d, n, theta, drop))
+    if union is not None:
+        lo_pair = jnp.minimum(lo, jnp.roll(lo, -offset))
+        hi_pair = jnp.maximum(hi, jnp.roll(hi, -offset))
+        lo = jnp.where(union, lo_pair, lo)
+        hi = jnp.where(union, hi_pair, hi)
+    w, wt = _panels(peak, sigma, lo, hi, INNER_NODES, INNER_LINEAR, INNER_STEP, INNER_GEO)
+    return w, jnp.log(wt) + _log_pw(w, n)
+
+
+def _log_pu(u, d, theta):
+    """Normalised log-density of U = log Y at u, Y ~ χ²_d(θ²) (u, theta broadcast)."""
+    u, theta = jnp.broadcast_arrays(u, theta)
+    z = theta * jnp.exp(0.5 * u)
+    return _log_pu_from(u, d, theta * theta, _bessel(0.5 * d - 1.0, z))
+
+
+def _log_p_at(c, d, n, theta, drop):
+    """(log p_C(c) + θ²/2 up to a constant common to all θ, its c-derivative), rows c, θ.
+
+    From :func:`_p` (one Bessel call per node); accurate enough to locate the hockey-stick
+    crossing, whose error enters the divergence only at second order.
+    """
+    w, lw = _inner_nodes(c, d, n, theta, drop)
+    value, first, _ = _p(c[:, None] - w, d, theta[:, None])
+    terms = value + lw
+    log_pc = jax.nn.logsumexp(terms, axis=1)
+    slope = jnp.sum(jnp.exp(terms - log_pc[:, None]) * first, axis=1)
+    return log_pc, slope
+
+
+def _crossing(eps, d, n, a, b, lo, hi, start, drop):
+    """c* with L(c*) = ε on [lo, hi] (L monotone): Newton on the quadrature L from ``start``,
+    safeguarded by bisection (``ROOT_STEPS`` halvings alone would reach 1e-12 of the bracket).
+
+    Where L − ε keeps one sign on [lo, hi], the end where it is closest to changing sign.
+    """
+    sign = jnp.where(a >= b, 1.0, -1.0)
+    shift = -0.5 * (a - b) * (a + b)
+
+    def f(c):
+        log_pc, slope = _log_p_at(jnp.stack([c, c]), d, n, jnp.stack([a, b]), drop)
+        return sign * (log_pc[0] - log_pc[1] + shift - eps), sign * (slope[0] - slope[1])
+
+    def step(_, state):
+        c, lo, hi = state
+        g, g_slope = f(c)
+        lo = jnp.where(g < 0.0, c, lo)
+        hi = jnp.where(g < 0.0, hi, c)
+        newton = c - g / jnp.where(g_slope > 0.0, g_slope, 1.0)
+        inside = (g_slope > 0.0) & (newton > lo) & (newton < hi)
+        return jnp.where(inside, newton, 0.5 * (lo + hi)), lo, hi
+
+    c, _, _ = jax.lax.fori_loop(0, ROOT_STEPS, step, (start, lo, hi))
+    return c
+
+
+def _side(sigma, extent, nodes, linear, step, geo):
+    """Offsets ≥ 0 and weights of graded panels covering [0, extent] (rows)."""
+    dtype = sigma.dtype
+    x, w = _rule(nodes, dtype)
+    lin = step * sigma[:, None] * jnp.arange(1, linear + 1, dtype=dtype)
+    frac = jnp.arange(1, geo + 1, dtype=dtype) / geo
+    start = (step * linear * sigma)[:, None]
+    extent = jnp.maximum(extent, 0.0)[:, None]
+    far = start * jnp.exp(frac * jnp.log(jnp.maximum(extent / start, 1.0)))
+    edges = jnp.concatenate(
+        [jnp.zeros_like(start), jnp.minimum(lin, extent), jnp.where(extent > start, far, extent)],
+        axis=1,
+    )
+    length = jnp.diff(edges, axis=1)[:, :, None]
+    offsets = (edges[:, :-1, None] + length * x).reshape(edges.shape[0], -1)
+    return offsets, (length * w).reshape(edges.shape[0], -1)
+
+
+def _core(x, d, n, a, b, hockey):
+    """Rényi (``hockey`` false, x = α) or hockey-stick (true, x = ε) divergence, finite n.
+
+    One function for both, so that one compilation serves both public functions. Inputs are
+    valid and finite; a ≠ b for the ψ form is arranged by the caller.
+    """
+    alpha = jnp.where(hockey, 2.0, x)
+    eps = jnp.where(hockey, x, 0.0)
+    drop = _drop(x.dtype)
+    a_psi = jnp.where(a != b, a, b + 1e-3)
+    # Outer windows: row 0 — tilted p_a^α p_b^{1−α} (Rényi) or p_a (hockey); row 1 — p_b.
+    beta = jnp.stack([jnp.where(hockey, 1.0, alpha), 0.0 * alpha])
+    peak, sigma, lo, hi = jax.lax.stop_gradient(_outer_windows(beta, d, n, a_psi, b, drop))
+    lo_u, hi_u = jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
+    # Hockey stick: integrate p_a − e^ε p_b from the crossing c* over the side where L > ε.
+    c_star = jax.lax.stop_gradient(_crossing(eps, d, n, a_psi, b, lo_u, hi_u, peak[0], drop))
+    up = a >= b
+    extent_h = jnp.where(
+        up, jnp.maximum(hi[0], c_star) - c_star, c_star - jnp.minimum(lo[0], c_star)
+    )
+    off_h, wh = _side(
+        sigma[:1], extent_h[None], OUTER_NODES, 2 * OUTER_LINEAR, OUTER_STEP, 2 * OUTER_GEO
+    )
+    c_h = c_star + jnp.where(up, 1.0, -1.0) * off_h[0]
+    c, wc = _panels(
+        peak,
+        sigma,
+        jnp.stack([lo[0], lo_u]),
+        jnp.stack([hi[0], hi_u]),
+        OUTER_NODES,
+        OUTER_LINEAR,
+        OUTER_STEP,
+        OUTER_GEO,
+    )
+    c_d = jnp.where(hockey, c_h, c[0])
+    w_d_outer = jnp.where(hockey, wh[0], wc[0])
+    c_p = c[1]
+    m = c_d.shape[0]
+    # Inner rules, found together: rows [a, b] at the direct-form / hockey-stick nodes, then
+    # [b, a] at the ψ-form nodes, where law b's rule reaches a's window too.
+    thetas = jnp.concatenate([jnp.full(m, a_psi), jnp.full(m, b)])
+    c_all = jnp.concatenate([c_d, c_d, c_p, c_p])
+    theta_all = jnp.concatenate([thetas, thetas[::-1]])
+    union = jnp.arange(4 * m) // m == 2
+    w, lw = _inner_nodes(c_all, d, n, theta_all, drop, union, m)
+    w, lw = w[: 3 * m], lw[: 3 * m]
+    u = c_all[: 3 * m, None] - w
+    theta_u = theta_all[: 3 * m, None] + 0.0 * u
+    # One Bessel evaluation for every log-density and for ℓ/δ at the ψ-form nodes.
+    r = jnp.exp(0.5 * u[2 * m :]).ravel()
+    l_args, l_finish = _l_over_args(r, d, jnp.full(r.shape, a_psi), b)
+    z_pu = (theta_u * jnp.exp(0.5 * u)).ravel()
+    parts = _bessel(0.5 * d - 1.0, jnp.concatenate([z_pu, l_args]))
+    k = z_pu.shape[0]
+    pu_parts = jax.tree.map(lambda x: x[:k].reshape(u.shape), parts)
+    l_over = l_finish(jax.tree.map(lambda x: x[k:], parts)).reshape(u[2 * m :].shape)
+    log_q = _log_pu_from(u, d, theta_u * theta_u, pu_parts) + lw
+    log_pc = jax.nn.logsumexp(log_q[: 2 * m], axis=1)
+    log_pa, log_pb = log_pc[:m], log_pc[m:]
+    # Hockey stick.
+    log_ratio = jnp.minimum(eps + log_pb - log_pa, 0.0)
+    hockey_value = jnp.sum(w_d_outer * jnp.exp(log_pa) * -jnp.expm1(log_ratio))
+    # Rényi, 1. direct form.
+    log_int = jax.nn.logsumexp(alpha * log_pa + (1.0 - alpha) * log_pb, b=w_d_outer)
+    # Rényi, 2. ψ form: L/δ as a posterior mean of e^{ℓ} under law b.
+    q_p = log_q[2 * m :]
+    log_pb_psi = jax.nn.logsumexp(q_p, axis=1)
+    post = jnp.exp(q_p - log_pb_psi[:, None])
+    delta = a_psi - b
+    z = delta * l_over
+    z_safe = jnp.where(z == 0.0, 1.0, z)
+    exprel = jnp.where(z == 0.0, 1.0, jnp.expm1(z_safe) / z_safe)
+    mean = jnp.sum(post * l_over * exprel, axis=1)  # (e^L − 1)/δ
+    y = delta * mean
+    y_safe = jnp.where(y == 0.0, 1.0, y)
+    l_over_c = mean * jnp.where(y == 0.0, 1.0, jnp.log1p(y_safe) / y_safe)  # L/δ
+    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX) & (a != b) & ~hockey
+    log_e = jnp.where(use_psi, _log_psi_sum(alpha, log_pb_psi, l_over_c, delta, wc[1]), -1.0)
+    e = jnp.exp(log_e)
+    small_value = jnp.exp(log_e - jnp.log(alpha - 1.0)) * (jnp.log1p(e) / e)
+    renyi_value = jnp.where(use_psi, small_value, log_int / (alpha - 1.0))
+    return jnp.where(hockey, hockey_value, renyi_value)
+
+
+def _release(x, d, n, a, b, hockey, with_infinite=True):
+    lower_ok = jnp.where(hockey, x >= 0.0, x > 1.0)
+    valid = lower_ok & (d >= 1.0) & (n >= 1.0) & (a >= 0.0) & (b >= 0.0)
+    infinite = n == jnp.inf
+    x = jnp.where(valid, x, jnp.where(hockey, 0.0, 2.0))
+    d = jnp.where(valid, d, 1.0)
+    a = jnp.where(valid, a, 1.0)
+    b = jnp.where(valid, b, 1.0)
+    n_f = jnp.where(valid & ~infinite, n, 1.0)
+    value = _core(x, d, n_f, a, b, hockey)
+    value = jnp.where(a == b, jnp.zeros_like(value), value)
+    if with_infinite:
+        limit = jnp.where(hockey, _hockey_stick(x, d, a, b), _renyi(x, d, a, b))
+        value = jnp.where(infinite, limit, value)
+    else:
+        value = jnp.where(infinite, jnp.nan, value)
+    return jnp.where(valid, value, jnp.nan)
+
+
+_release_vec = jax.jit(jnp.vectorize(functools.partial(_release, with_infinite=True)))
+_release_finite_vec = jax.jit(jnp.vectorize(functools.partial(_release, with_infinite=False)))
+
+
+def _release_logpdf_one(t, d, n, a):
+    valid = (d >= 1.0) & (n >= 1.0) & (a >= 0.0)
+    infinite = n == jnp.inf
+    positive = (t > 0.0) & (t < jnp.inf)
+    t_s = jnp.where(positive, t, 1.0)
+    n_f = jnp.where(valid & ~infinite, n, 1.0)
+    d_s = jnp.where(valid, d, 1.0)
+    a_s = jnp.where(valid, a, 0.0)
+    c = (jnp.log(t_s) - jnp.log(n_f))[None]
+    w, lw = _inner_nodes(c, d_s, n_f, a_s[None], _drop(c.dtype))
+    u = jnp.concatenate([(c[:, None] - w).ravel(), jnp.log(t_s)[None]])
+    log_pu = _log_pu(u, d_s, a_s)  # at the inner nodes, and at t itself (n_syn = inf)
+    log_pc = jax.nn.logsumexp(log_pu[:-1] + lw.ravel())
+    value = jnp.where(infinite, log_pu[-1], log_pc) - jnp.log(t_s)
+    value = jnp.where(positive, value, -jnp.inf)
+    return jnp.where(valid, value, jnp.nan)
+
+
+_release_logpdf_vec = jax.jit(jnp.vectorize(_release_logpdf_one))
+
+
+def _release_logpdf(t: ArrayLike, d: ArrayLike, n_syn: ArrayLike, a: ArrayLike) -> jax.Array:
+    r"""Log-density of :math:`T = \|ZV\|^2 = YX`, :math:`Y \sim \chi^2_d(a^2)`,
+    :math:`X \sim \chi^2_{n}` (private; for tests and other modules).
+
+    .. math::
+
+        \log p_T(t) = \log \int_0^\infty p_{\chi^2_d(a^2)}(t/x)\, p_{\chi^2_n}(x)\, \frac{dx}{x}.
+
+    Computed by the inner quadrature of :mod:`fisherrdp._src.divergences.release_k1`
+    (relative accuracy of the density ~1e-13 where it is not far in a tail).
+
+    Args:
+      t: point(s); ``t <= 0`` gives ``-inf``.
+      d: degrees of freedom of :math:`Y`, ``d >= 1``.
+      n_syn: degrees of freedom of :math:`X`, ``n_syn >= 1``; ``inf`` gives the
+        :math:`\chi^2_d(a^2)` log-density.
+      a: amplitude, ``a >= 0`` (non-centrality :math:`a^2`).
+
+    Returns:
+      Array of the broadcast shape of the arguments.
+
+    Raises:
+      ValueError: for concrete ``d < 1``, ``n_syn < 1`` or ``a < 0`` (NaN inside ``jit``).
+
+    Examples:
+      >>> from fisherrdp._src.divergences.release_k1 import _release_logpdf
+      >>> print(f"{float(_release_logpdf(5.0, 5.0, 1.0, 2.0)):.6f}")
+      -3.139887
+    """
+    check_concrete("d", d, lower=1.0)
+    check_concrete("n_syn", n_syn, lower=1.0)
+    check_concrete("a", a, lower=0.0)
+    return _release_logpdf_vec(*as_float_arrays(*(jnp.asarray(v) for v in (t, d, n_syn, a))))
+
+
+def renyi_release_k1(
+    alpha: ArrayLike, d: ArrayLike, n_syn: ArrayLike, a: ArrayLike, b: ArrayLike
+) -> jax.Array:
+    r"""Exact Rényi divergence of the synthetic release, k = 1: :math:`D_\alpha(ZV \,\|\, ZW)`.
+
+    .. math::
+
+        D_\alpha(ZV \,\|\, ZW) = \frac{1}{\alpha - 1}\log\int_0^\infty
+        p_{T,a}(t)^\alpha\, p_{T,b}(t)^{1-\alpha}\, dt, \qquad
+        p_{T,\theta} = \mathrm{law}(Y_\theta X),
+
+    :math:`Y_\theta \sim \chi^2_d(\theta^2)`, :math:`X \sim \chi^2_{n}` independent,
+    :math:`n` = ``n_syn``, with :math:`a = \|v\|`, :math:`b = \|w\|` (``MATH.md`` §3: given
+    :math:`V`, :math:`\|ZV\|^2` is sufficient; the paper's Prop. 7.1 studies the gap to the
+    :math:`n = \infty` value :func:`~fisherrdp.divergences.renyi_ncx2`, which this returns where
+    ``n_syn`` is ``inf``). Increasing in ``n_syn``. Computed by nested Gauss–Legendre
+    quadrature in log space, to 1e-8 relative or better (measured against mpmath: at most
+    1.1e-10 for α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7], a, b ∈ [0, 20], also
+    a ≈ b; known limit d = n_syn = 1, errors up to 6.4e-3: see
+    :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with broadcasting; works under
+    ``jit`` and ``vmap``.
+
+    Args:
+      alpha: Rényi order, ``alpha > 1``.
+      d: dimension of the model, real, ``d >= 1``.
+      n_syn: number of synthetic records, real, ``n_syn >= 1`` (``inf`` allowed).
+      a: amplitude ``‖v‖ >= 0``.
+      b: amplitude ``‖w‖ >= 0``.
+
+    Returns:
+      Array of the broadcast shape of the arguments, in their floating dtype.
+
+    Raises:
+      ValueError: if concrete ``alpha <= 1``, ``d < 1``, ``n_syn < 1``, ``a < 0`` or ``b < 0``.
+        Inside ``jit`` no check is possible: such entries come out as NaN.
+
+    Examples:
+      >>> from fisherrdp.divergences import renyi_release_k1
+      >>> print(f"{float(renyi_release_k1(2.0, 5.0, 10.0, 2.0, 1.5)):.5f}")  # MATH.md §3
+      0.09027
+    """
+    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
+    check_concrete("d", d, lower=1.0)
+    check_concrete("n_syn", n_syn, lower=1.0)
+    check_concrete("a", a, lower=0.0)
+    check_concrete("b", b, lower=0.0)
+    return _dispatch(False, alpha, d, n_syn, a, b)
+
+
+def hockey_stick_release_k1(
+    eps: ArrayLike, d: ArrayLike, n_syn: ArrayLike, a: ArrayLike, b: ArrayLike
+) -> jax.Array:
+    r"""Hockey-stick divergence of the synthetic release, k = 1: :math:`E_{e^\varepsilon}(ZV \,\|\, ZW)`.
+
+    .. math::
+
+        E_{e^\varepsilon}(ZV \,\|\, ZW) = \int_0^\infty \bigl(p_{T,a}(t)
+        - e^\varepsilon p_{T,b}(t)\bigr)_+\, dt, \qquad p_{T,\theta} = \mathrm{law}(Y_\theta X),
+
+    :math:`Y_\theta \sim \chi^2_d(\theta^2)`, :math:`X \sim \chi^2_{n}` (``MATH.md`` §3 and §5;
+    the finite-release counterpart of :func:`~fisherrdp.divergences.hockey_stick_ncx2`, which
+    this returns where ``n_syn`` is ``inf``). One direction only: the privacy profile is the
+    maximum over ``(a, b)`` and ``(b, a)``. The optimal set is a half-line in :math:`t` (the
+    likelihood ratio is monotone); computed by quadrature from the crossing point (method and
+    measured accuracy: :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with
+    broadcasting; works under ``jit`` and ``vmap``.
+
+    Args:
+      eps: :math:`\varepsilon \ge 0` (:math:`\gamma = e^\varepsilon`).
+      d: dimension of the model, real, ``d >= 1``.
+      n_syn: number of synthetic records, real, ``n_syn >= 1`` (``inf`` allowed).
+      a: amplitude ``‖v‖ >= 0``.
+      b: amplitude ``‖w‖ >= 0``.
+
+    Returns:
+      δ in [0, 1], with the broadcast shape of the arguments.
+
+    Raises:
+      ValueError: for concrete ``eps < 0``, ``d < 1``, ``n_syn < 1``, ``a < 0`` or ``b < 0``
+        (NaN inside ``jit``).
+
+    Examples:
+      >>> from fisherrdp.divergences import hockey_stick_release_k1
+      >>> print(f"{float(hockey_stick_release_k1(0.1, 5.0, 1.0, 2.0, 1.0)):.8f}")
+      0.06687335
+    """
+    check_concrete("eps", eps, lower=0.0)
+    check_concrete("d", d, lower=1.0)
+    check_concrete("n_syn", n_syn, lower=1.0)
+    check_concrete("a", a, lower=0.0)
+    check_concrete("b", b, lower=0.0)
+    return _dispatch(True, eps, d, n_syn, a, b)
+
+
+def _dispatch(hockey, x, d, n_syn, a, b):
+    """The jitted kernel; without the n_syn = inf branch (not compiled) when none is inf."""
+    x, d, n, a, b = as_float_arrays(*(jnp.asarray(v) for v in (x, d, n_syn, a, b)))
+    flag = jnp.asarray(hockey)
+    if not any(is_tracer(v) for v in (x, d, n_syn, a, b)):
+        infinite = n == jnp.inf
+        if not bool(jnp.any(infinite)):
+            return _release_finite_vec(x, d, n, a, b, flag)
+        if bool(jnp.all(infinite)):  # the n_syn = inf limit alone
+            limit = hockey_stick_ncx2 if hockey else renyi_ncx2
+            return jnp.broadcast_to(
+                limit(x, d, a, b), jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
+            )
+    return _release_vec(x, d, n, a, b, flag)

@@ -1,0 +1,95 @@
+"""The accountant's outputs: dp_accounting export, ``fisherrdp account`` and its figures."""
+
+import json
+
+import numpy as np
+import pytest
+
+from fisherrdp._src.cli import main
+from fisherrdp.accounting import SyntheticReleaseMechanism, to_dp_accounting_pld
+
+H = 1e-3
+
+
+@pytest.fixture(scope="module")
+def mechanism():
+    return SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1)
+
+
+@pytest.fixture(scope="module")
+def pld(mechanism):
+    pytest.importorskip("dp_accounting")
+    return to_dp_accounting_pld(mechanism, value_discretization_interval=H)
+
+
+def test_pld_brackets_the_exact_profile(mechanism, pld):
+    """Pessimistic rounding by at most h: δ(ε) ≤ δ_PLD(ε) ≤ δ(ε − h) + tail mass."""
+    eps = np.array([0.002, 0.005, 0.01, 0.03, 0.1])
+    exact = mechanism.privacy_profile(eps)
+    shifted = mechanism.privacy_profile(eps - H)
+    pld_delta = np.array([pld.get_delta_for_epsilon(e) for e in eps])
+    assert np.all(pld_delta >= exact * (1 - 1e-9))
+    assert np.all(pld_delta <= shifted * (1 + 1e-9) + 1e-15)
+
+
+def test_pld_epsilon_and_composition(mechanism, pld):
+    exact = mechanism.epsilon(1e-5)
+    assert exact <= pld.get_epsilon_for_delta(1e-5) <= exact + H
+    composed = pld.self_compose(4)
+    assert composed.get_delta_for_epsilon(0.05) > pld.get_delta_for_epsilon(0.05)
+
+
+def test_pld_rejects_cases_without_an_exact_pld():
+    pytest.importorskip("dp_accounting")
+    with pytest.raises(ValueError, match="k = 1"):
+        to_dp_accounting_pld(SyntheticReleaseMechanism(100, 2, 1.0, 0.1))
+    with pytest.raises(ValueError, match="value_discretization_interval"):
+        to_dp_accounting_pld(
+            SyntheticReleaseMechanism(100, 1, 1.0, 0.1),
+            value_discretization_interval=0.0,
+        )
+
+
+def test_account_command_json(tmp_path, capsys):
+    out = tmp_path / "report.json"
+    status = main(["account", "--alphas", "2,8", "--sampling-rate", "0.01", "--json", str(out)])
+    assert status == 0
+    text = capsys.readouterr().out
+    assert "synthetic RDP" in text and "worst pair" in text
+    report = json.loads(out.read_text())
+    assert report["method"] == "exact"
+    assert [r["alpha"] for r in report["rdp"]] == [2.0, 8.0]
+    assert report["rdp"][0]["synthetic"] == pytest.approx(1.7761745129959e-4, rel=1e-9)
+    assert report["epsilon"]["synthetic"] < report["epsilon"]["model"]
+    assert report["epsilon_via_rdp"]["synthetic"] >= report["epsilon"]["synthetic"]
+    assert report["worst_pair"] == {
+        "norm_v": 1.0,
+        "norm_w": 0.9,
+        "at_corner_for_all_orders": True,
+        "interior_below_boundary": True,
+    }
+    assert report["subsampled"]["synthetic"] < report["epsilon"]["synthetic"]
+
+
+def test_account_command_k2_and_errors(capsys):
+    assert main(["account", "--k", "2", "--alphas", "2"]) == 0
+    assert "upper bound" in capsys.readouterr().out
+    assert main(["account", "--sensitivity", "3"]) == 2
+    assert "sensitivity" in capsys.readouterr().err
+    assert main(["account", "--delta", "1.5"]) == 2
+    assert main(["account", "--sampling-rate", "0"]) == 2
+
+
+def test_accounting_figures():
+    from fisherrdp import figures
+
+    data = figures.privacy_profiles_data(
+        SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1),
+        n_eps=8,
+        alphas=[2.0, 8.0],
+    )
+    assert np.all(data["synthetic_profile"] <= data["model_profile"])
+    assert figures.privacy_profiles_figure(data).axes
+    sigma = figures.sigma_vs_dimension_data(d_values=(10, 1000))
+    assert sigma["sigma"][1] < sigma["sigma"][0] < sigma["sigma_model"]
+    assert figures.sigma_vs_dimension_figure(sigma).axes

@@ -1,0 +1,271 @@
+"""Monte Carlo Fisher information and Rényi divergence along the non-central Wishart path.
+
+Exact references: for k = 1, and for k = 2 with a rank-one path (second columns zero: then
+‖V₁‖² is sufficient for the law of VᵀV), the Fisher information is
+``ncx2_amplitude_fisher(d, ρ) ρ'²`` and the Rényi divergence is ``renyi_ncx2``. Monte Carlo
+estimates must agree within 4 standard errors (Fisher) or their 95% interval (Rényi, fixed
+keys). One (d, k, n_samples) per compiled function, batched θ and α: compilation dominates.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+from fisherrdp.bounds import theorem53_fisher_bound, theorem54_bound
+from fisherrdp.divergences import renyi_ncwishart_mc
+from fisherrdp.fisher import (
+    ncx2_amplitude_fisher,
+    wishart_path_fisher,
+    wishart_path_fisher_integral,
+)
+
+N_SAMPLES = 4000
+D1 = 6  # k = 1 Fisher tests
+D2 = 10  # k = 2 Fisher tests (m = 5)
+THETA = np.array([0.1, 0.5, 0.9])
+# MATH.md §2 spot value (mpmath): D_2(χ²_50(1) ‖ χ²_50(0.25)) = renyi_ncx2(2, 50, 1, 0.5).
+SPOT_D, SPOT_A, SPOT_B, SPOT_VALUE = 50, 1.0, 0.5, 0.0055679342
+
+
+def _collinear(d, k, a, b):
+    """v = a e₁, w = b e₁ in the first column, zero elsewhere."""
+    v, w = np.zeros((d, k)), np.zeros((d, k))
+    v[0, 0], w[0, 0] = a, b
+    return v, w
+
+
+@pytest.fixture(scope="module")
+def k1_case():
+    v = np.array([[1.2], [0.3], [0.0], [-0.4], [0.0], [0.0]])
+    w = np.array([[0.0], [0.5], [0.9], [0.0], [0.2], [0.0]])
+    nv, nw = np.linalg.norm(v), np.linalg.norm(w)
+    # aligned: Uw = (‖w‖/‖v‖) v, ρ = (1−θ)‖v‖ + θ‖w‖; unaligned: ρ = ‖(1−θ)v + θw‖.
+    rho_al, drho_al = (1 - THETA) * nv + THETA * nw, np.full(THETA.shape, nw - nv)
+    mu = (1 - THETA)[:, None] * v[:, 0] + THETA[:, None] * w[:, 0]
+    rho_un = np.linalg.norm(mu, axis=1)
+    drho_un = mu @ (w[:, 0] - v[:, 0]) / rho_un
+    # Gauss–Legendre nodes of the path integral (n_theta = 4), aligned.
+    nodes = (np.polynomial.legendre.leggauss(4)[0] + 1) / 2
+    rho_q = (1 - nodes) * nv + nodes * nw
+    # k = 2 rank-one path (see k2_results): ρ = (1−θ)·1.5 + θ·0.8 at d = D2. One batched call.
+    rho_r1 = (1 - THETA) * 1.5 + THETA * 0.8
+    n = len(THETA)
+    d = np.array([D1] * (2 * n + 4) + [D2] * n, float)
+    exact = np.asarray(ncx2_amplitude_fisher(d, np.concatenate([rho_al, rho_un, rho_q, rho_r1])))
+    return {
+        "v": v,
+        "w": w,
+        "aligned": exact[:n] * drho_al**2,
+        "unaligned": exact[n : 2 * n] * drho_un**2,
+        "nodes_fisher": exact[2 * n : 2 * n + 4] * (nw - nv) ** 2,
+        "rank_one_k2": exact[2 * n + 4 :] * 0.7**2,
+        "delta": abs(nw - nv),
+    }
+
+
+def _assert_within(est, se, exact, label):
+    est, se = np.asarray(est), np.asarray(se)
+    z = (est - exact) / se
+    print(f"{label}: estimate {est}, exact {exact}, z = {z}")
+    assert np.all(se < 0.1 * exact), "Monte Carlo error too large for the test to mean anything"
+    assert np.all(np.abs(z) < 4.0)
+
+
+def test_k1_fisher_matches_ncx2(k1_case):
+    v, w = k1_case["v"], k1_case["w"]
+    est, se = wishart_path_fisher(v, w, THETA, key=jax.random.key(1), n_samples=N_SAMPLES)
+    assert est.shape == se.shape == THETA.shape
+    _assert_within(est, se, k1_case["aligned"], "k=1 aligned")
+    est, se = wishart_path_fisher(
+        v, w, THETA, key=jax.random.key(2), n_samples=N_SAMPLES, align=False
+    )
+    _assert_within(est, se, k1_case["unaligned"], "k=1 unaligned")
+
+
+def test_k1_path_integral_matches_exact_nodes(k1_case):
+    alpha = 2.0
+    r = wishart_path_fisher_integral(
+        k1_case["v"], k1_case["w"], alpha, key=jax.random.key(3), n_samples=N_SAMPLES, n_theta=4
+    )
+    nodes, weights = np.polynomial.legendre.leggauss(4)
+    nodes, weights = (nodes + 1) / 2, weights / 2
+    np.testing.assert_allclose(r.theta, nodes, rtol=1e-15)
+    growth = np.exp((alpha - 1) * (2 * alpha - 1) * nodes**2 * k1_case["delta"] ** 2 / 2)
+    exact = np.sum(weights * np.sqrt(k1_case["nodes_fisher"]) * growth)
+    z = (float(r.integral) - exact) / float(r.stderr)
+    print(f"k=1 path integral {float(r.integral):.6f} ± {float(r.stderr):.1e}, exact {exact:.6f}")
+    assert float(r.stderr) < 0.05 * exact and abs(z) < 4.0
+    assert float(r.bound) == pytest.approx(np.log1p(alpha * float(r.integral)) / (alpha - 1))
+    assert float(r.bound) < float(r.bound_high)
+
+
+@pytest.fixture(scope="module")
+def k2_results():
+    rng = np.random.default_rng(7)
+    v = rng.normal(size=(D2, 2)) * 0.6
+    w = v + rng.normal(size=(D2, 2)) * 0.3
+    generic = wishart_path_fisher(v, w, THETA, key=jax.random.key(4), n_samples=N_SAMPLES)
+    rv, rw = _collinear(D2, 2, 1.5, 0.8)
+    rank_one = wishart_path_fisher(
+        rv, rw, THETA, key=jax.random.key(5), n_samples=N_SAMPLES, align=False
+    )
+    return v, w, generic, rank_one
+
+
+def test_k2_rank_one_fisher_matches_ncx2(k1_case, k2_results):
+    *_, (est, se) = k2_results
+    _assert_within(est, se, k1_case["rank_one_k2"], "k=2 rank one")
+
+
+def test_k2_fisher_below_theorem53(k2_results):
+    v, w, (est, se), _ = k2_results
+    a, _, bt = np.linalg.svd(v @ w.T)
+    uw = a @ bt @ w
+    length_sq = np.sum((uw - v) ** 2)
+    rho = np.array([np.linalg.norm((1 - t) * v + t * uw) for t in THETA])
+    bound = np.asarray(theorem53_fisher_bound(length_sq, rho, D2 // 2))
+    est, se = np.asarray(est), np.asarray(se)
+    print(f"k=2: Fisher {est} ± {se}, Theorem 5.3 bound {bound}, ratio {est / bound}")
+    assert np.all(se < 0.1 * est)
+    assert np.all(est - 4.0 * se <= bound)
+
+
+def _check_spot(k, key):
+    v, w = _collinear(SPOT_D, k, SPOT_A, SPOT_B)
+    r = renyi_ncwishart_mc(
+        np.array([2.0]), SPOT_D, v, w, key=jax.random.key(key), n_samples=N_SAMPLES
+    )
+    print(f"k={k}: {r}, exact {SPOT_VALUE}")
+    assert float(r.stderr[0]) < 0.1 * SPOT_VALUE
+    assert float(r.ci_low[0]) <= SPOT_VALUE <= float(r.ci_high[0])
+
+
+# The k = 1 spot value is also the doctest of renyi_ncwishart_mc (run by test_docstrings.py in the
+# default suite); here it is slow, to keep the default suite within its time budget.
+@pytest.mark.slow
+@pytest.mark.parametrize("k,key", [(1, 6), (2, 7)])
+def test_renyi_k1_and_rank_one_k2_match_spot_value(k, key):
+    _check_spot(k, key)
+
+
+def test_renyi_k2_below_theorem54_and_postprocessing():
+    rng = np.random.default_rng(11)
+    v = rng.normal(size=(SPOT_D, 2)) * 0.15
+    w = v + rng.normal(size=(SPOT_D, 2)) * 0.06
+    alpha = np.array([2.0, 4.0])
+    r = renyi_ncwishart_mc(alpha, SPOT_D, v, w, key=jax.random.key(8), n_samples=N_SAMPLES)
+    C = max(np.linalg.norm(v), np.linalg.norm(w))
+    delta = np.linalg.norm(v - w)
+    thm54 = np.asarray(theorem54_bound(alpha, SPOT_D, 2, C, delta))
+    post = alpha * delta**2 / 2
+    print(f"k=2 Rényi {r}, Theorem 5.4 {thm54}, post-processing {post}")
+    assert np.all(np.asarray(r.estimate) > 4 * np.asarray(r.stderr))  # resolved, not noise
+    assert np.all(np.asarray(r.ci_low) <= thm54)
+    assert np.all(np.asarray(r.ci_low) <= post)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"w": np.ones((5, 1))}, "'w' must have the shape of 'v'"),
+        ({"v": np.ones(6), "w": np.ones(6)}, "'v' must have shape \\(d, k\\)"),
+        ({"n_samples": 1}, "'n_samples' must be an integer >= 2"),
+        ({"n_samples": 10.5}, "'n_samples' must be an integer >= 2"),
+        ({"theta": np.array([0.5, np.nan])}, "'theta' must be a real number \\(not NaN\\)"),
+    ],
+)
+def test_fisher_bad_input_raises(kwargs, match):
+    args = {"v": np.ones((6, 1)), "w": np.zeros((6, 1)), "theta": 0.5, "n_samples": 100}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        wishart_path_fisher(
+            args["v"], args["w"], args["theta"], key=jax.random.key(0), n_samples=args["n_samples"]
+        )
+
+
+@pytest.mark.parametrize(
+    "alpha,n_theta,match",
+    [(1.0, 4, "'alpha' must be > 1"), (2.0, 1, "'n_theta' must be an integer >= 2")],
+)
+def test_integral_bad_input_raises(alpha, n_theta, match):
+    with pytest.raises(ValueError, match=match):
+        wishart_path_fisher_integral(
+            np.ones((6, 1)),
+            np.zeros((6, 1)),
+            alpha,
+            key=jax.random.key(0),
+            n_samples=10,
+            n_theta=n_theta,
+        )
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        ((1.0, 4, np.ones((4, 2)), np.ones((4, 2))), "'alpha' must be > 1"),
+        ((2.0, 1, np.ones((1, 2)), np.ones((1, 2))), "'d' must be an integer >= 2"),
+        ((2.0, 4, np.ones((4, 2)), np.ones((4, 1))), "'w' must have k = 2 columns"),
+        ((2.0, 4, np.ones((5, 2)), np.ones((4, 2))), "'v' must have at most d = 4 rows"),
+        ((2.0, 4, np.ones((4, 2)), np.ones((4, 2)), 1), "'n_samples' must be an integer >= 2"),
+    ],
+)
+def test_renyi_bad_input_raises(args, match):
+    n_samples = args[4] if len(args) > 4 else 10
+    with pytest.raises(ValueError, match=match):
+        renyi_ncwishart_mc(*args[:4], key=jax.random.key(0), n_samples=n_samples)
+
+
+# ----------------------------------------------------------------------------------------------
+# Slow: more compilations.
+
+
+@pytest.mark.slow
+def test_score_equals_jvp_of_logpdf():
+    from fisherrdp._src.wishart_fisher import _scores
+    from fisherrdp.stats import ncwishart
+
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=(D2, 2)) * 0.6
+    uw = v + rng.normal(size=(D2, 2)) * 0.3
+    theta = 0.4
+    mu = (1 - theta) * v + theta * uw
+    y = ncwishart.sample(jax.random.key(9), D2, mu, shape=(16,))
+    got, _ = _scores(y, v, uw, theta, float(D2), 16)
+
+    def logpdf(t):
+        m = (1 - t) * v + t * uw
+        return ncwishart.logpdf(y, float(D2), m.T @ m)
+
+    _, want = jax.jvp(logpdf, (theta,), (1.0,))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_renyi_k1_matches_renyi_ncx2(seed):
+    from fisherrdp.divergences import renyi_ncx2
+
+    alpha = np.array([1.5, 2.0, 3.0])
+    d, a, b = 8, 1.3, 0.7
+    r = renyi_ncwishart_mc(
+        alpha, d, np.array([[a]]), np.array([[b]]), key=jax.random.key(seed), n_samples=20000
+    )
+    exact = np.asarray(renyi_ncx2(alpha, d, a, b))
+    print(f"seed {seed}: {r}, exact {exact}")
+    assert np.all(np.asarray(r.stderr) < 0.1 * exact)
+    assert np.all((np.asarray(r.ci_low) <= exact) & (exact <= np.asarray(r.ci_high)))
+
+
+@pytest.mark.slow
+def test_k2_path_bound_above_renyi_estimate():
+    rng = np.random.default_rng(5)
+    v = rng.normal(size=(D2, 2)) * 0.6
+    w = v + rng.normal(size=(D2, 2)) * 0.3
+    alpha = 2.0
+    path = wishart_path_fisher_integral(
+        v, w, alpha, key=jax.random.key(10), n_samples=N_SAMPLES, n_theta=6
+    )
+    # the path runs from v (θ = 0) to Uw: it bounds D_α(law WᵀW ‖ law VᵀV).
+    r = renyi_ncwishart_mc(np.array([alpha]), D2, w, v, key=jax.random.key(11), n_samples=20000)
+    print(f"path bound {path.bound} (high {path.bound_high}), Rényi {r}")
+    assert float(r.ci_low[0]) <= float(path.bound_high)
