@@ -1,8 +1,9 @@
 """The figures of ``fisherrdp figures``: data functions and matplotlib ``Figure`` builders.
 
 ``fisher_bounds_*`` (I(d, θ) with every Fisher bound), ``amplification_ratio_*`` (the paper's
-Fig. 3, exact), ``loss_vs_dimension_*`` (Fig. 6 with the exact loss and the path bound), and the
-accountant's ``privacy_profiles_*`` and ``sigma_vs_dimension_*``.
+Fig. 3, exact), ``loss_vs_dimension_*`` (Fig. 6 with the exact loss and the path bound),
+``release_vs_nsyn_*`` (Fig. 2, exact: the loss of a release of n_syn synthetic records against
+n_syn), and the accountant's ``privacy_profiles_*`` and ``sigma_vs_dimension_*``.
 Implementation: :mod:`fisherrdp._src.figures`.
 """
 
@@ -15,6 +16,8 @@ from fisherrdp._src.figures import (
     loss_vs_dimension_figure,
     privacy_profiles_data,
     privacy_profiles_figure,
+    release_vs_nsyn_data,
+    release_vs_nsyn_figure,
     sigma_vs_dimension_data,
     sigma_vs_dimension_figure,
 )
@@ -28,6 +31,8 @@ __all__ = [
     "loss_vs_dimension_figure",
     "privacy_profiles_data",
     "privacy_profiles_figure",
+    "release_vs_nsyn_data",
+    "release_vs_nsyn_figure",
     "sigma_vs_dimension_data",
     "sigma_vs_dimension_figure",
 ]

@@ -5,6 +5,7 @@ Reference values: ``tests/fixtures/accounting_k1.json`` (mpmath, made by
 the corner pair of three configurations, and the Rényi divergence at the middle of the boundary.
 """
 
+import dataclasses
 import json
 import math
 import os
@@ -235,3 +236,21 @@ def test_bad_call_arguments(readme_mechanism):
         readme_mechanism.privacy_profile(-0.1)
     with pytest.raises(ValueError, match="target_delta"):
         calibrate_sigma(1.0, 2.0, 100, 1, 1.0, 0.1)
+
+
+@pytest.mark.slow
+def test_finite_release_is_below_the_infinite_release():
+    """n_syn < inf: the exact finite-release law, never above the Gram-matrix release."""
+    from fisherrdp.divergences import renyi_release_k1
+
+    finite = SyntheticReleaseMechanism(d=10, k=1, C=2.0, sensitivity=0.5, sigma=0.5, n_syn=10)
+    res = finite.rdp([2.0, 8.0], details=True)
+    assert np.all(res.at_corner)
+    corner = np.asarray(renyi_release_k1(np.array([2.0, 8.0]), 10, 10, 4.0, 3.0))
+    reverse = np.asarray(renyi_release_k1(np.array([2.0, 8.0]), 10, 10, 3.0, 4.0))
+    np.testing.assert_allclose(res.values, np.maximum(corner, reverse), rtol=1e-12)
+    infinite = dataclasses.replace(finite, n_syn=math.inf)
+    assert np.all(res.values < infinite.rdp([2.0, 8.0]))
+    eps = finite.epsilon(1e-5)
+    assert eps < infinite.epsilon(1e-5)
+    assert finite.privacy_profile(eps) == pytest.approx(1e-5, rel=1e-8)

@@ -1,4 +1,4 @@
-"""``fisherrdp figures`` writes the three k = 1 figures; their data are right."""
+"""``fisherrdp figures`` writes the four k = 1 figures; their data are right."""
 
 import numpy as np
 import pytest
@@ -6,13 +6,20 @@ import pytest
 from fisherrdp import bounds
 from fisherrdp._src import cli, figures
 
+FIGURE_FILES = (
+    "fisher_bounds.png",
+    "amplification_ratio.png",
+    "loss_vs_dimension.png",
+    "release_vs_nsyn.png",
+)
 
-def test_figures_command_writes_three_pngs(tmp_path, capsys):
+
+def test_figures_command_writes_four_pngs(tmp_path, capsys):
     assert cli.main(["figures", "--out", str(tmp_path), "--dpi", "40"]) == 0
-    for name in ("fisher_bounds.png", "amplification_ratio.png", "loss_vs_dimension.png"):
+    for name in FIGURE_FILES:
         data = (tmp_path / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, name
-    assert capsys.readouterr().out.count("wrote") == 3
+    assert capsys.readouterr().out.count("wrote") == len(FIGURE_FILES)
 
 
 def test_figures_rejects_alpha_at_most_one(tmp_path):
@@ -71,3 +78,52 @@ def test_figure_functions_return_figures(fisher_data, ratio_data, loss_data):
     assert sum(ax.get_visible() for ax in fig.axes) == len(fisher_data["d"])
     assert isinstance(figures.amplification_ratio_figure(ratio_data), Figure)
     assert isinstance(figures.loss_vs_dimension_figure(loss_data), Figure)
+
+
+# A tiny grid: one chunk of the finite-release kernel (compiled once per process, shared with
+# the command above when both run in one worker).
+@pytest.fixture(scope="module")
+def release_data():
+    return figures.release_vs_nsyn_data(d_values=(2, 5), n_syn=(1.0, 10.0, 100.0, 1e4))
+
+
+def test_release_vs_nsyn_curves_rise_to_the_plateau(release_data):
+    exact, plateau = release_data["exact"], release_data["plateau"]
+    assert exact.shape == (2, 4) and plateau.shape == (2,)
+    assert np.all(np.diff(exact, axis=1) > 0)  # more synthetic records, more loss
+    assert (exact < plateau[:, None]).all()
+    assert (plateau < release_data["post_processing"]).all()  # post-processing
+    np.testing.assert_allclose(release_data["post_processing"], 2.0 * 0.5**2 / 2)
+    # MATH.md §3 (scipy): α = 2, d = 5, a = 2, b = 1.5 at n_syn = 1, 10, 1e4, and ∞.
+    np.testing.assert_allclose(exact[1, [0, 1, 3]], [0.02009, 0.09027, 0.15117], atol=6e-6)
+    np.testing.assert_allclose(plateau[1], 0.1512947, atol=1e-7)
+
+
+def test_release_vs_nsyn_figure_axes(release_data):
+    fig = figures.release_vs_nsyn_figure(release_data)
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and "n_syn" in ax.get_xlabel()
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert sum(label.startswith("exact") for label in labels) == 2
+    assert any(label.startswith("model release") for label in labels)
+    assert not ax.containers  # no error bars without estimates
+
+
+@pytest.mark.slow
+def test_release_vs_nsyn_with_estimates():
+    import jax
+
+    data = figures.release_vs_nsyn_data(
+        d_values=(5,),
+        n_syn=(1.0, 100.0),
+        estimates=True,
+        estimate_points=(10.0,),
+        steps=300,
+        n_eval=50_000,
+        key=jax.random.key(1),
+    )
+    est, exact = data["estimate"][0, 0], data["estimate_exact"][0, 0]
+    assert data["ci_low"][0, 0] < est < data["ci_high"][0, 0]
+    assert abs(est - exact) < 0.25 * exact  # 0.09027; a short training, a loose check
+    fig = figures.release_vs_nsyn_figure(data)
+    assert len(fig.axes[0].containers) == 1  # the error bars

@@ -34,33 +34,40 @@ def _collinear(d, k, a, b):
     return v, w
 
 
+K1_V = np.array([[1.2], [0.3], [0.0], [-0.4], [0.0], [0.0]])
+K1_W = np.array([[0.0], [0.5], [0.9], [0.0], [0.2], [0.0]])
+NODES4 = (np.polynomial.legendre.leggauss(4)[0] + 1) / 2  # path-integral nodes, n_theta = 4
+# ncx2_amplitude_fisher(d, ρ) ρ'² on the paths of _reference_points (12 digits; the function is
+# exact to 1e-13, fixtures/fisher_ncx2.json). Recomputed by the slow test
+# test_references_match_ncx2_amplitude_fisher: calling it here would add a 6 s compilation.
+REFERENCE = {
+    "aligned": [0.022415255202, 0.020054203298, 0.01765070016],
+    "unaligned": [0.381740641316, 0.023167761634, 0.125585531313],
+    "nodes_fisher": [0.022593269899, 0.021064205904, 0.019036460119, 0.017466040702],
+    "rank_one_k2": [0.142972113812, 0.102798042501, 0.064505183671],
+}
+
+
+def _reference_points():
+    """(d, ρ, ρ'²) of each reference: the law depends on μ(θ) only through ρ = ‖μ(θ)‖."""
+    nv, nw = np.linalg.norm(K1_V), np.linalg.norm(K1_W)
+    # aligned: Uw = (‖w‖/‖v‖) v, ρ = (1−θ)‖v‖ + θ‖w‖; unaligned: ρ = ‖(1−θ)v + θw‖.
+    mu = (1 - THETA)[:, None] * K1_V[:, 0] + THETA[:, None] * K1_W[:, 0]
+    rho_un = np.linalg.norm(mu, axis=1)
+    return {
+        "aligned": (D1, (1 - THETA) * nv + THETA * nw, (nw - nv) ** 2),
+        "unaligned": (D1, rho_un, (mu @ (K1_W[:, 0] - K1_V[:, 0]) / rho_un) ** 2),
+        "nodes_fisher": (D1, (1 - NODES4) * nv + NODES4 * nw, (nw - nv) ** 2),
+        # k = 2 rank-one path of k2_results: ρ = (1−θ)·1.5 + θ·0.8, ρ' = −0.7.
+        "rank_one_k2": (D2, (1 - THETA) * 1.5 + THETA * 0.8, 0.7**2),
+    }
+
+
 @pytest.fixture(scope="module")
 def k1_case():
-    v = np.array([[1.2], [0.3], [0.0], [-0.4], [0.0], [0.0]])
-    w = np.array([[0.0], [0.5], [0.9], [0.0], [0.2], [0.0]])
-    nv, nw = np.linalg.norm(v), np.linalg.norm(w)
-    # aligned: Uw = (‖w‖/‖v‖) v, ρ = (1−θ)‖v‖ + θ‖w‖; unaligned: ρ = ‖(1−θ)v + θw‖.
-    rho_al, drho_al = (1 - THETA) * nv + THETA * nw, np.full(THETA.shape, nw - nv)
-    mu = (1 - THETA)[:, None] * v[:, 0] + THETA[:, None] * w[:, 0]
-    rho_un = np.linalg.norm(mu, axis=1)
-    drho_un = mu @ (w[:, 0] - v[:, 0]) / rho_un
-    # Gauss–Legendre nodes of the path integral (n_theta = 4), aligned.
-    nodes = (np.polynomial.legendre.leggauss(4)[0] + 1) / 2
-    rho_q = (1 - nodes) * nv + nodes * nw
-    # k = 2 rank-one path (see k2_results): ρ = (1−θ)·1.5 + θ·0.8 at d = D2. One batched call.
-    rho_r1 = (1 - THETA) * 1.5 + THETA * 0.8
-    n = len(THETA)
-    d = np.array([D1] * (2 * n + 4) + [D2] * n, float)
-    exact = np.asarray(ncx2_amplitude_fisher(d, np.concatenate([rho_al, rho_un, rho_q, rho_r1])))
-    return {
-        "v": v,
-        "w": w,
-        "aligned": exact[:n] * drho_al**2,
-        "unaligned": exact[n : 2 * n] * drho_un**2,
-        "nodes_fisher": exact[2 * n : 2 * n + 4] * (nw - nv) ** 2,
-        "rank_one_k2": exact[2 * n + 4 :] * 0.7**2,
-        "delta": abs(nw - nv),
-    }
+    ref = {key: np.array(value) for key, value in REFERENCE.items()}
+    nv, nw = np.linalg.norm(K1_V), np.linalg.norm(K1_W)
+    return {"v": K1_V, "w": K1_W, "delta": abs(nw - nv), **ref}
 
 
 def _assert_within(est, se, exact, label):
@@ -217,6 +224,19 @@ def test_renyi_bad_input_raises(args, match):
 
 # ----------------------------------------------------------------------------------------------
 # Slow: more compilations.
+
+
+@pytest.mark.slow
+def test_references_match_ncx2_amplitude_fisher():
+    points = _reference_points()
+    d = np.concatenate([np.full(np.size(rho), dd, float) for dd, rho, _ in points.values()])
+    rho = np.concatenate([rho for _, rho, _ in points.values()])
+    values = np.asarray(ncx2_amplitude_fisher(d, rho))
+    start = 0
+    for key, (_, r, scale) in points.items():
+        got = values[start : start + np.size(r)] * scale
+        start += np.size(r)
+        np.testing.assert_allclose(got, REFERENCE[key], rtol=1e-10, err_msg=key)
 
 
 @pytest.mark.slow

@@ -111,7 +111,7 @@ def to_dp_accounting_pld(
         >>> pld = to_dp_accounting_pld(mech, value_discretization_interval=1e-3)
         >>> exact = mech.privacy_profile(0.01)
         >>> print(f"{exact:.6f} <= {pld.get_delta_for_epsilon(0.01):.6f}")
-        0.001883 <= 0.002...
+        0.001883 <= 0.001994
     """
     try:
         from dp_accounting.pld import privacy_loss_distribution

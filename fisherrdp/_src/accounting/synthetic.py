@@ -104,7 +104,7 @@ class SyntheticReleaseMechanism:
         >>> from fisherrdp.accounting import SyntheticReleaseMechanism
         >>> mech = SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1)
         >>> print(f"{mech.rdp(2.0):.6e} vs model release {mech.model_release_rdp(2.0):.6e}")
-        1.776239e-04 vs model release 1.000000e-02
+        1.776175e-04 vs model release 1.000000e-02
         >>> res = mech.rdp([2.0, 8.0], details=True)
         >>> res.method, res.a.tolist(), res.b.tolist()
         ('exact', [1.0, 1.0], [0.9, 0.9])
