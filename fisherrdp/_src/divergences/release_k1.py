@@ -80,7 +80,12 @@ at far-left outer nodes the inner integrand is flat over a range ~|c| and ends i
 double-exponential walls that the inner panels do not resolve. Measured: Rényi at
 d = n_syn = 1, relative 3.0e-5 (α = 8, a = 1, b = 0.5) and 6.4e-3 (α = 1.01, a ≈ b); hockey
 stick at d = n_syn = 2 with a < b (the integral runs over the left side), absolute 3.7e-6.
-d = n_syn = 2 with a > b (Rényi, α = 64) is fine (7e-16). Not measured against mpmath:
+d = n_syn = 2 with a > b (Rényi, α = 64) is fine (7e-16). **Known defect**: the same
+unresolved walls give NaN at some small-d points, e.g. ``renyi_release_k1(2, 2, 10**(1/3), 2,
+1.5)`` (neighbouring n_syn are finite); the inner integral at d = n_syn = 2, θ = 3 is NaN at
+c = −60. A fix (inner panel edges from the union of both laws' level points, the mode of log X
+included) was prototyped: inner errors ≤ 2.3e-10 at d = n_syn = 1 with 104–136 nodes; not yet
+in the kernel. Not measured against mpmath:
 n_syn between 1e3 and 1e5 apart from the spot value at 1e4 (5 digits); the tests also check
 monotone convergence to the n_syn = ∞ value, the 1/n_syn law of the gap
 (n·(D_{2n} − D_n) constant to 5% for n = 1e3 … 1e5), that the density integrates to 1
