@@ -261,8 +261,7 @@ class SyntheticReleaseMechanism:
             )
         else:
             values, label = self._bound_rdp(grid)
-            nan = np.full(len(grid), np.nan)
-            res = WorstCase(grid, values, nan, nan, label, np.zeros(len(grid), bool), nan)
+            res = _bound_result(grid, values, values, label=label)
         return res if details else _shaped(res.values, alphas)
 
     def privacy_profile(self, eps: ArrayLike, *, details: bool = False):
@@ -290,17 +289,7 @@ class SyntheticReleaseMechanism:
             log_delta = (a - 1) * (rdp[None, :] - grid[:, None] + np.log1p(-1 / a)) - np.log(a)
             converted = np.exp(np.minimum(log_delta.min(axis=1), 0.0))
             model = np.atleast_1d(self.model_release_privacy_profile(grid))
-            values = np.minimum(converted, model)
-            nan = np.full(len(grid), np.nan)
-            res = WorstCase(
-                grid,
-                values,
-                nan,
-                nan,
-                _label(converted <= model),
-                np.zeros(len(grid), bool),
-                nan,
-            )
+            res = _bound_result(grid, converted, model)
         return res if details else _shaped(res.values, eps)
 
     def epsilon(self, delta: ArrayLike, *, details: bool = False):
@@ -328,17 +317,7 @@ class SyntheticReleaseMechanism:
             rdp, _ = self._bound_rdp(CONVERSION_ALPHAS)
             converted = np.array([rdp_to_dp(CONVERSION_ALPHAS, rdp, x)[0] for x in grid])
             model = np.atleast_1d(self.model_release_epsilon(grid))
-            values = np.minimum(converted, model)
-            nan = np.full(len(grid), np.nan)
-            res = WorstCase(
-                grid,
-                values,
-                nan,
-                nan,
-                _label(converted <= model),
-                np.zeros(len(grid), bool),
-                nan,
-            )
+            res = _bound_result(grid, converted, model)
         return res if details else _shaped(res.values, delta)
 
     # -- the model release (Gaussian mechanism) ------------------------------------------------
@@ -356,15 +335,19 @@ class SyntheticReleaseMechanism:
         return gaussian_epsilon(delta, self.sensitivity, self.sigma)
 
 
-def _label(converted_wins: np.ndarray) -> str:
-    """Which k > 1 bound gave the profile / ε values."""
-    if converted_wins.all():
-        return "rdp_conversion"
-    return (
-        "model_release_profile"
-        if not converted_wins.any()
-        else ("min(rdp_conversion, model_release_profile)")
-    )
+def _bound_result(grid, converted, model, *, label: str | None = None) -> WorstCase:
+    """k > 1: the smaller of the RDP-converted and the model-release values, without a pair."""
+    if label is None:
+        wins = converted <= model
+        if wins.all():
+            label = "rdp_conversion"
+        elif not wins.any():
+            label = "model_release_profile"
+        else:
+            label = "min(rdp_conversion, model_release_profile)"
+    nan = np.full(len(grid), np.nan)
+    values = np.minimum(converted, model)
+    return WorstCase(grid, values, nan, nan, label, np.zeros(len(grid), bool), nan)
 
 
 def _shaped(values: np.ndarray, like) -> float | np.ndarray:
