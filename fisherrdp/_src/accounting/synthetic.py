@@ -62,6 +62,8 @@ __all__ = ["Calibration", "SyntheticReleaseMechanism", "calibrate_sigma"]
 
 #: Orders used by the :math:`k > 1` conversions from RDP to :math:`(\varepsilon, \delta)`.
 CONVERSION_ALPHAS = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60), np.geomspace(2.0, 1e4, 240)])
+#: Points per compiled call when inverting a finite-n_syn profile (an expensive kernel).
+FINITE_CHUNK = 4
 #: Relative accuracy of the inversions (ε from δ, σ from a target).
 RTOL = 1e-12
 
@@ -196,8 +198,12 @@ class SyntheticReleaseMechanism:
         """Smallest ε with the pair's profile ≤ δ (bisection on the chunked profile, which
         shares its compiled kernel with :meth:`privacy_profile`)."""
 
+        # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks,
+        # since padding one δ to CHUNK points would cost CHUNK release-law evaluations per step.
+        chunk = CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK
+
         def profile(eps, a, b):
-            return map_in_chunks(self._pair_profile, [eps, a, b], CHUNK)[0]
+            return map_in_chunks(self._pair_profile, [eps, a, b], chunk)[0]
 
         return _invert_profile(profile, delta, a, b)
 
