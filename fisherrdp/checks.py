@@ -1,11 +1,19 @@
-"""Numerical checks of the paper's statements (k = 1) on grids: the engine of ``fisherrdp verify``.
+"""Numerical checks of the paper's statements on grids: the engine of ``fisherrdp verify``.
 
 ``run_checks(grid)`` evaluates every statement in ``STATEMENTS`` on a ``Grid`` and returns one
 ``StatementResult`` per statement (points, violations beyond numerical error, tightest slack and
-where). Implementation, the statements and their numerical allowances:
-:mod:`fisherrdp._src.checks`.
+where). k = 1 statements are exact; Theorems 5.3 and 5.4 (k > 1) are checked against Monte
+Carlo estimates on ``Grid.wishart`` (a ``WishartGrid``). Implementation, the statements and
+their numerical allowances: :mod:`fisherrdp._src.checks`.
 """
 
-from fisherrdp._src.checks import STATEMENTS, Grid, Statement, StatementResult, run_checks
+from fisherrdp._src.checks import (
+    STATEMENTS,
+    Grid,
+    Statement,
+    StatementResult,
+    WishartGrid,
+    run_checks,
+)
 
-__all__ = ["Grid", "Statement", "StatementResult", "STATEMENTS", "run_checks"]
+__all__ = ["STATEMENTS", "Grid", "Statement", "StatementResult", "WishartGrid", "run_checks"]

@@ -3,7 +3,9 @@
 ``fisher_bounds_*`` (I(d, θ) with every Fisher bound), ``amplification_ratio_*`` (the paper's
 Fig. 3, exact), ``loss_vs_dimension_*`` (Fig. 6 with the exact loss and the path bound),
 ``release_vs_nsyn_*`` (Fig. 2, exact: the loss of a release of n_syn synthetic records against
-n_syn), and the accountant's ``privacy_profiles_*`` and ``sigma_vs_dimension_*``.
+n_syn), the accountant's ``privacy_profiles_*`` and ``sigma_vs_dimension_*``, and
+``wishart_fisher_*`` (k > 1: Monte Carlo Fisher information along the Wishart path against
+Theorem 5.3).
 Implementation: :mod:`fisherrdp._src.figures`.
 """
 
@@ -20,6 +22,8 @@ from fisherrdp._src.figures import (
     release_vs_nsyn_figure,
     sigma_vs_dimension_data,
     sigma_vs_dimension_figure,
+    wishart_fisher_data,
+    wishart_fisher_figure,
 )
 
 __all__ = [
@@ -35,4 +39,6 @@ __all__ = [
     "release_vs_nsyn_figure",
     "sigma_vs_dimension_data",
     "sigma_vs_dimension_figure",
+    "wishart_fisher_data",
+    "wishart_fisher_figure",
 ]

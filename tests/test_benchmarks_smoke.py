@@ -1,4 +1,4 @@
-"""Smoke tests: benchmarks/bench_special.py and bench_fisher.py run and report sane numbers."""
+"""Smoke tests: the benchmarks in benchmarks/ run at tiny sizes and report sane numbers."""
 
 import importlib.util
 import json
@@ -23,8 +23,21 @@ def test_bench_special_smoke(tmp_path):
     pytest.importorskip("mpmath")
     bench = _load_bench()
     out = tmp_path / "bench.json"
-    r = bench.main(["--n", "10000", "--sample", "20", "--jax-runs", "2", "--scipy-runs", "1",
-                    "--json", str(out), "--quiet"])
+    r = bench.main(
+        [
+            "--n",
+            "10000",
+            "--sample",
+            "20",
+            "--jax-runs",
+            "2",
+            "--scipy-runs",
+            "1",
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
 
     assert isinstance(r, dict)
     assert r["n"] == 10000 and r["sample"] == 20
@@ -92,3 +105,30 @@ def test_bench_variational_smoke(tmp_path):
     # n_syn = inf: D_2(χ²_3(4) ‖ χ²_3(2.25)) = renyi_ncx2(2, 3, 2, 1.5) = 0.18711791387797.
     assert row["exact"] == pytest.approx(0.18711791387797, rel=1e-9)
     assert json.loads(out.read_text())["quick"] is True
+
+
+def test_bench_wishart_smoke(tmp_path):
+    """Both parts at tiny sizes: log_hyp0f1_matrix against mpmath (k = 2, 3) and the Monte
+    Carlo Wishart Fisher information (k = 2, d = 6, 200 samples)."""
+    pytest.importorskip("mpmath")
+    bench = _load_bench(BENCH.with_name("bench_wishart.py"))
+    out = tmp_path / "bench_wishart.json"
+    argv = ["--n", "20", "--runs", "2", "--ref-points", "1", "--ks", "2,3"]
+    fisher = ["--fisher-samples", "200", "--fisher-d", "6", "--fisher-runs", "1"]
+    r = bench.main([*argv, *fisher, "--json", str(out), "--quiet"])
+
+    assert [row["k"] for row in r["hyp0f1"]] == [2, 3]
+    for row in r["hyp0f1"]:
+        for key in ("compile_s", "fisherrdp_median_s_per_matrix", "mpmath_s_per_matrix"):
+            assert math.isfinite(row[key]) and row[key] > 0, key
+        assert row["ratio_mpmath_over_fisherrdp"] == pytest.approx(
+            row["mpmath_s_per_matrix"] / row["fisherrdp_median_s_per_matrix"]
+        )
+        assert row["max_rel_diff"] <= 1e-10, row  # the function's accuracy target
+    f = r["fisher"]
+    assert f["n_samples"] == 200 and f["d"] == 6
+    assert f["median_s"] > 0 and f["us_per_sample"] == pytest.approx(f["median_s"] / 200 * 1e6)
+    assert 0 < f["fisher"] and 0 < f["stderr"] < f["fisher"]
+    assert f["fisher"] - 3 * f["stderr"] <= f["theorem53"]
+    assert f["sample_over_hyp0f1_k2"] > 0
+    assert json.loads(out.read_text())["fisher"]["n_samples"] == 200

@@ -1,4 +1,4 @@
-"""``fisherrdp figures`` writes the four k = 1 figures; their data are right."""
+"""``fisherrdp figures`` writes the k = 1 figures and the k > 1 Fisher figure; data are right."""
 
 import numpy as np
 import pytest
@@ -11,6 +11,7 @@ FIGURE_FILES = (
     "amplification_ratio.png",
     "loss_vs_dimension.png",
     "release_vs_nsyn.png",
+    "wishart_fisher.png",
 )
 
 
@@ -127,3 +128,87 @@ def test_release_vs_nsyn_with_estimates():
     assert abs(est - exact) < 0.25 * exact  # 0.09027; a short training, a loose check
     fig = figures.release_vs_nsyn_figure(data)
     assert len(fig.axes[0].containers) == 1  # the error bars
+
+
+def test_amplification_ratio_estimates_are_drawn(ratio_data):
+    # A short training at one point (d = 5, Δ = 0.5: η = 0.428); n_delta as the fixture's, so
+    # the exact curves reuse its compilation. The full-size run is measured in the docstring.
+    import jax
+
+    data = figures.amplification_ratio_data(
+        (5,),
+        n_delta=20,
+        estimates=True,
+        estimate_points=(0.5,),
+        steps=200,
+        n_eval=20_000,
+        key=jax.random.key(1),
+    )
+    np.testing.assert_array_equal(data["estimate_delta"], [0.5])
+    for name in ("estimate", "ci_low", "ci_high", "estimate_exact"):
+        assert data[name].shape == (1, 1) and np.isfinite(data[name]).all(), name
+    est, exact = data["estimate"][0, 0], data["estimate_exact"][0, 0]
+    assert data["ci_low"][0, 0] < est < data["ci_high"][0, 0]
+    # scipy: log ∫ p²/q of χ²_5(2.25) against χ²_5(1) (quad on logpdf), over αΔ²/2 = 0.25.
+    np.testing.assert_allclose(exact, 0.4281272264, rtol=1e-8)
+    assert abs(est - exact) < 0.25 * exact  # a short training, a loose check
+    (ax,) = figures.amplification_ratio_figure(data).axes
+    assert len(ax.containers) == 1  # the error bars
+    assert ax.containers[0].get_label() == "variational estimate (95%), d = 5"
+    assert not figures.amplification_ratio_figure(ratio_data).axes[0].containers
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"d_values": (2.5,)}, "'d_values'"),
+        ({"d_values": (0,)}, "'d_values'"),
+        ({"estimate_points": (0.0, 0.5)}, "'estimate_points'"),
+        ({"estimate_points": (float("nan"),)}, "'estimate_points'"),
+    ],
+)
+def test_amplification_ratio_estimates_reject_bad_arguments(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        figures.amplification_ratio_data(estimates=True, **kwargs)
+
+
+# k > 1: one k and the command's d and draws (θ ∈ {0, 1} is part of its grid), so the compiled
+# score can be shared with the command test when both run in one worker.
+@pytest.fixture(scope="module")
+def wishart_data():
+    return figures.wishart_fisher_data(k_values=(2,), d=24, n_theta=2, n_samples=1000)
+
+
+def test_wishart_fisher_data_lies_below_theorem53(wishart_data):
+    data = wishart_data
+    assert data["fisher"].shape == data["stderr"].shape == (1, 2)
+    np.testing.assert_array_equal(data["theta"], [0.0, 1.0])
+    assert data["m"][0] == 12 and 0 < data["L2"][0] <= 0.75**2
+    # ρ(0) = ‖v‖ = C; ρ(1) = ‖w‖ = √(C² − Δ²) (the rotation keeps the norm).
+    np.testing.assert_allclose(data["rho"][0], [1.0, np.sqrt(1 - 0.75**2)], rtol=1e-12)
+    fisher, se = data["fisher"][0], data["stderr"][0]
+    assert np.all(fisher > 0) and np.all(se < 0.1 * fisher)
+    # The printed reading is the smaller; the re-derived (proven) bound holds within 3 se.
+    assert np.all(data["bound_printed"] < data["bound_rederived"])
+    assert np.all(fisher - 3 * se <= data["bound_rederived"][0])
+    want = np.asarray(
+        bounds.theorem53_fisher_bound(data["L2"][0], data["rho"][0], 12, variant="printed")
+    )
+    np.testing.assert_allclose(data["bound_printed"][0], want, rtol=1e-14)
+
+
+def test_wishart_fisher_figure_has_error_bars_and_both_bounds(wishart_data):
+    fig = figures.wishart_fisher_figure(wishart_data)
+    (ax,) = fig.axes
+    assert len(ax.containers) == 1  # the ±3 se error bars
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert any("re-derived" in label for label in labels)
+    assert any("as printed" in label for label in labels)
+    assert "k = 2" in ax.get_title()
+
+
+def test_wishart_fisher_data_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="'n_theta'"):
+        figures.wishart_fisher_data(n_theta=1)
+    with pytest.raises(ValueError, match="'delta'"):
+        figures.wishart_fisher_data(delta=2.0)

@@ -1,4 +1,4 @@
-"""``fisherrdp verify`` and the check engine behind it (fisherrdp._src.checks)."""
+"""``fisherrdp verify`` and the check engine behind it (fisherrdp._src.checks, wishart_checks)."""
 
 import json
 
@@ -13,14 +13,15 @@ SMALL = ["--nd", "2", "--ntheta", "2", "--delta", "0.5,2", "--alpha", "2,16", "-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify") / "report.json"
-    status = cli.main(["verify", *SMALL, "--json", str(path), "--no-progress"])
+    status = cli.main(["verify", *SMALL, "--no-wishart", "--json", str(path), "--no-progress"])
     return status, json.loads(path.read_text())
 
 
 def test_verify_passes_on_a_small_grid_and_writes_every_statement(report):
     status, data = report
     assert status == 0 and data["failed"] == []
-    assert [row["name"] for row in data["statements"]] == [s.name for s in checks.STATEMENTS]
+    k1 = [s.name for s in checks.STATEMENTS if not s.wishart]
+    assert [row["name"] for row in data["statements"]] == k1
     for row in data["statements"]:
         assert row["points"] > 0, row["name"]
         assert np.isfinite(row["metric"]), row["name"]
@@ -86,6 +87,11 @@ def test_limit_and_printed_rows_never_fail():
         ["--delta", "-1"],
         ["--chunk", "4"],
         ["--only", "no such statement"],
+        ["--wishart-samples", "1"],
+        ["--wishart-k", "1"],
+        ["--wishart-d", "2"],  # d < max(k) = 3
+        ["--wishart-C", "0"],
+        ["--wishart-delta", "1.5"],  # Δ >= C = 1
     ],
 )
 def test_bad_options_give_exit_status_2(argv, capsys):
@@ -98,3 +104,106 @@ def test_grid_rejects_bad_values():
         checks.Grid(alpha=(1.0,))
     with pytest.raises(ValueError, match="'d'"):
         checks.Grid(d=(0.5,))
+
+
+# ----------------------------------------------------------------------------------------------
+# k > 1: Theorems 5.3 and 5.4 against Monte Carlo estimates (kind "statistical").
+
+WISHART_SMALL = ["--wishart-k", "2", "--wishart-d", "12", "--wishart-samples", "500"]
+
+
+@pytest.fixture(scope="module")
+def wishart_report(tmp_path_factory):
+    path = tmp_path_factory.mktemp("verify") / "wishart.json"
+    argv = ["verify", "--only", "k > 1", *WISHART_SMALL, "--json", str(path), "--no-progress"]
+    status = cli.main(argv)
+    return status, json.loads(path.read_text())
+
+
+def test_wishart_rows_hold_and_have_the_expected_content(wishart_report):
+    status, data = wishart_report
+    assert status == 0 and data["failed"] == []
+    assert [row["name"] for row in data["statements"]] == [
+        s.name for s in checks.STATEMENTS if s.wishart
+    ]
+    assert data["grid"]["wishart"]["dims"] == [[2, 12]]
+    assert data["grid"]["wishart"]["n_samples"] == 500
+    rows = {row["name"]: row for row in data["statements"]}
+    fisher = ("Theorem 5.3 (re-derived), k > 1", "Theorem 5.3 (as printed), k > 1")
+    renyi = (
+        "Theorem 5.4 (re-derived), k > 1",
+        "Theorem 5.4 (as printed), k > 1",
+        "Post-processing, k > 1",
+    )
+    for name in fisher:  # 1 k × 1 d × 1 Δ × 2 kinds of pairs × 3 θ
+        assert rows[name]["points"] == 6, name
+    for name in renyi:  # 2 pairs × 2 orders × 3 α
+        assert rows[name]["points"] == 12, name
+    for name, row in rows.items():
+        assert row["kind"] == ("as printed" if "printed" in name else "statistical"), name
+        where = row["where"]
+        assert where["k"] == 2 and where["d"] == 12 and where["stderr"] > 0, name
+        # the compared side is the estimate minus three standard errors
+        assert where["small"] == pytest.approx(where["estimate"] - 3 * where["stderr"], rel=1e-12)
+        assert row["violations"] == 0 and 0 < row["metric"] < 1, row
+    # The printed Theorem 5.3 is the smaller bound: less slack than the re-derived one.
+    assert rows[fisher[1]]["metric"] < rows[fisher[0]]["metric"]
+
+
+def test_statistical_margin_is_three_standard_errors():
+    rows = {"estimate": np.array([1.0, 1.0]), "stderr": np.array([0.1, 0.1])}
+    comparison = checks._statistical(rows, np.array([0.75, 0.65]), {"x": np.array([0.0, 1.0])})
+    np.testing.assert_allclose(comparison.small, [0.7, 0.7])
+
+    def evaluate(grid, evaluator):
+        return comparison
+
+    statement = checks.Statement("MC", "test", "statistical", "est − 3se <= b", evaluate)
+    result = checks.run_checks(checks.Grid(), statements=[statement])[0]
+    assert result.failed and result.violations == 1 and result.where["x"] == 1.0
+    assert result.metric == pytest.approx((0.65 - 0.7) / 0.65)
+
+
+def test_wishart_pairs_meet_the_theorem_hypotheses():
+    from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
+    from fisherrdp._src.wishart_fisher import _procrustes
+
+    grid = WishartGrid(dims=((2, 6), (2, 12), (3, 6), (3, 12)), C=1.5, delta=(0.3, 1.2))
+    pairs = wishart_pairs(grid)
+    assert len(pairs) == 2 * 2 * 2 * 2
+    for p in pairs:
+        v, w = p["v"], p["w"]
+        assert v.shape == w.shape == (p["d"], p["k"])
+        assert np.linalg.norm(v) == pytest.approx(1.5, rel=1e-14)
+        assert np.linalg.norm(w) <= 1.5 * (1 + 1e-14)
+        assert np.linalg.norm(v - w) == pytest.approx(p["delta"], rel=1e-12)
+        length = np.linalg.norm(_procrustes(v, w) - v)
+        if p["kind"] == 0:  # scaled: the rotation cannot shorten the path
+            assert length == pytest.approx(p["delta"], rel=1e-10)
+        else:
+            assert length < p["delta"]
+    # deterministic
+    again = wishart_pairs(grid)
+    assert all(np.array_equal(p["w"], q["w"]) for p, q in zip(pairs, again))
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"dims": ((1, 4),)}, "'dims'"),
+        ({"dims": ((3, 2),)}, "'dims'"),
+        ({"dims": ((2, 4.5),)}, "'dims'"),
+        ({"dims": ()}, "'dims'"),
+        ({"delta": (2.0,)}, "'delta'"),
+        ({"pairs": ("other",)}, "'pairs'"),
+        ({"theta": (1.5,)}, "'theta'"),
+        ({"alpha": (1.0,)}, "'alpha'"),
+        ({"n_samples": 1}, "'n_samples'"),
+        ({"C": 0.0}, "'C'"),
+    ],
+)
+def test_wishart_grid_rejects_bad_values(kwargs, match):
+    from fisherrdp._src.wishart_checks import WishartGrid
+
+    with pytest.raises(ValueError, match=match):
+        WishartGrid(**kwargs)

@@ -1,11 +1,14 @@
 """Monte Carlo Fisher information and Rényi divergence along the non-central Wishart path.
 
 Exact references: for k = 1, and for k = 2 with a rank-one path (second columns zero: then
-‖V₁‖² is sufficient for the law of VᵀV), the Fisher information is
-``ncx2_amplitude_fisher(d, ρ) ρ'²`` and the Rényi divergence is ``renyi_ncx2``. Monte Carlo
+‖V₁‖² is sufficient for the law of VᵀV), the Fisher information is I_d(ρ) ρ'² (mpmath values in
+``fixtures/wishart_fisher_k1.json``) and the Rényi divergence is ``renyi_ncx2``. Monte Carlo
 estimates must agree within 4 standard errors (Fisher) or their 95% interval (Rényi, fixed
 keys). One (d, k, n_samples) per compiled function, batched θ and α: compilation dominates.
 """
+
+import json
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -13,11 +16,7 @@ import pytest
 
 from fisherrdp.bounds import theorem53_fisher_bound, theorem54_bound
 from fisherrdp.divergences import renyi_ncwishart_mc
-from fisherrdp.fisher import (
-    ncx2_amplitude_fisher,
-    wishart_path_fisher,
-    wishart_path_fisher_integral,
-)
+from fisherrdp.fisher import wishart_path_fisher, wishart_path_fisher_integral
 
 N_SAMPLES = 4000
 D1 = 6  # k = 1 Fisher tests
@@ -34,38 +33,27 @@ def _collinear(d, k, a, b):
     return v, w
 
 
-K1_V = np.array([[1.2], [0.3], [0.0], [-0.4], [0.0], [0.0]])
-K1_W = np.array([[0.0], [0.5], [0.9], [0.0], [0.2], [0.0]])
+# Exact k = 1 references I_d(ρ(θ))·ρ'(θ)², computed with mpmath (independently of fisherrdp)
+# by tests/fixtures/make_wishart_fisher_fixtures.py, with the inputs they belong to.
+FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "wishart_fisher_k1.json").read_text())
+K1_V = np.array(FIXTURE["inputs"]["k1_v"])[:, None]
+K1_W = np.array(FIXTURE["inputs"]["k1_w"])[:, None]
 NODES4 = (np.polynomial.legendre.leggauss(4)[0] + 1) / 2  # path-integral nodes, n_theta = 4
-# ncx2_amplitude_fisher(d, ρ) ρ'² on the paths of _reference_points (12 digits; the function is
-# exact to 1e-13, fixtures/fisher_ncx2.json). Recomputed by the slow test
-# test_references_match_ncx2_amplitude_fisher: calling it here would add a 6 s compilation.
-REFERENCE = {
-    "aligned": [0.022415255202, 0.020054203298, 0.01765070016],
-    "unaligned": [0.381740641316, 0.023167761634, 0.125585531313],
-    "nodes_fisher": [0.022593269899, 0.021064205904, 0.019036460119, 0.017466040702],
-    "rank_one_k2": [0.142972113812, 0.102798042501, 0.064505183671],
-}
 
 
-def _reference_points():
-    """(d, ρ, ρ'²) of each reference: the law depends on μ(θ) only through ρ = ‖μ(θ)‖."""
-    nv, nw = np.linalg.norm(K1_V), np.linalg.norm(K1_W)
-    # aligned: Uw = (‖w‖/‖v‖) v, ρ = (1−θ)‖v‖ + θ‖w‖; unaligned: ρ = ‖(1−θ)v + θw‖.
-    mu = (1 - THETA)[:, None] * K1_V[:, 0] + THETA[:, None] * K1_W[:, 0]
-    rho_un = np.linalg.norm(mu, axis=1)
-    return {
-        "aligned": (D1, (1 - THETA) * nv + THETA * nw, (nw - nv) ** 2),
-        "unaligned": (D1, rho_un, (mu @ (K1_W[:, 0] - K1_V[:, 0]) / rho_un) ** 2),
-        "nodes_fisher": (D1, (1 - NODES4) * nv + NODES4 * nw, (nw - nv) ** 2),
-        # k = 2 rank-one path of k2_results: ρ = (1−θ)·1.5 + θ·0.8, ρ' = −0.7.
-        "rank_one_k2": (D2, (1 - THETA) * 1.5 + THETA * 0.8, 0.7**2),
-    }
+def test_fixture_matches_the_test_inputs():
+    cases = FIXTURE["cases"]
+    np.testing.assert_array_equal(FIXTURE["inputs"]["theta"], THETA)
+    for name in ("aligned", "unaligned", "rank_one_k2"):
+        np.testing.assert_array_equal(cases[name]["theta"], THETA, err_msg=name)
+    np.testing.assert_allclose(cases["nodes_fisher"]["theta"], NODES4, rtol=1e-15)
+    assert cases["aligned"]["d"] == D1 and cases["rank_one_k2"]["d"] == D2
+    assert FIXTURE["inputs"]["rank_one"] == [1.5, 0.8]  # the rank-one path of k2_results
 
 
 @pytest.fixture(scope="module")
 def k1_case():
-    ref = {key: np.array(value) for key, value in REFERENCE.items()}
+    ref = {name: np.array(case["fisher"]) for name, case in FIXTURE["cases"].items()}
     nv, nw = np.linalg.norm(K1_V), np.linalg.norm(K1_W)
     return {"v": K1_V, "w": K1_W, "delta": abs(nw - nv), **ref}
 
@@ -224,19 +212,6 @@ def test_renyi_bad_input_raises(args, match):
 
 # ----------------------------------------------------------------------------------------------
 # Slow: more compilations.
-
-
-@pytest.mark.slow
-def test_references_match_ncx2_amplitude_fisher():
-    points = _reference_points()
-    d = np.concatenate([np.full(np.size(rho), dd, float) for dd, rho, _ in points.values()])
-    rho = np.concatenate([rho for _, rho, _ in points.values()])
-    values = np.asarray(ncx2_amplitude_fisher(d, rho))
-    start = 0
-    for key, (_, r, scale) in points.items():
-        got = values[start : start + np.size(r)] * scale
-        start += np.size(r)
-        np.testing.assert_allclose(got, REFERENCE[key], rtol=1e-10, err_msg=key)
 
 
 @pytest.mark.slow

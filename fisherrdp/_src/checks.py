@@ -1,4 +1,4 @@
-r"""Numerical checks of the paper's statements for :math:`k = 1` on vectorized grids.
+r"""Numerical checks of the paper's statements: exact for k = 1, Monte Carlo for k > 1.
 
 Every statement fisherrdp can evaluate exactly becomes a :class:`Statement`: a name, the
 paper's reference, a kind, and a function of a :class:`Grid` that returns either the two sides
@@ -19,16 +19,27 @@ Kinds of rows:
   evaluated at finite Δ; violations show where the leading order stops describing it.
 * ``limit`` — a limit (Prop 3.1's local expansion, Prop 4.3's "no amplification without the
   bound C"), shown as the largest ``|ratio - 1|`` at a sampled distance from the limit.
+* ``statistical`` — a proven statement for :math:`k > 1` (Theorem 5.3 re-derived, Theorem 5.4
+  re-derived, post-processing) checked against a **Monte Carlo estimate** ``est`` with standard
+  error ``se`` (:mod:`fisherrdp._src.wishart_checks`). The compared side is ``est - 3 se``
+  (``Z_MARGIN = 3``): a point is a violation only if ``est - 3 se > bound`` (beyond the
+  closed-form allowance), and the slack is ``(bound - (est - 3 se))/|bound|``. A violation is a
+  failure, like an ``inequality`` row's (at most ≈ 0.13% per point if the truth sat exactly at
+  the bound). The printed readings of Theorems 5.3 and 5.4 use the same margin with kind
+  ``as printed`` (evidence, never a failure).
 
 The exact quantities are evaluated by :class:`Evaluator` in padded chunks of fixed size (one
 compilation per function, whatever the grid) and shared between statements.
 
-Grids (defaults of ``fisherrdp verify``, from the issue): ``d`` log-spaced on
+Grids (defaults of ``fisherrdp verify``, from the issue), k = 1: ``d`` log-spaced on
 :math:`[1, 10^4]`, ``theta`` (θ for Fisher statements, the norm bound C for divergence
 statements) log-spaced on :math:`[0.01, 100]`, ``delta`` on :math:`(0, 2]`, and
 :math:`\alpha \in \{1.25, 1.5, 2, 4, 8, 16, 32, 64\}`. Divergence statements use the pairs
 :math:`(a, b) = (C, \max(C - \Delta, 0))` and the reverse order, so :math:`a, b \le C` and
-:math:`|a - b| \le \Delta`.
+:math:`|a - b| \le \Delta`. The k > 1 rows use ``Grid.wishart``
+(:class:`~fisherrdp._src.wishart_checks.WishartGrid`: (k, d) ∈ {(2, 12), (2, 48), (3, 48)},
+C = 1, Δ = 0.5 with a scaled and a random pair, θ ∈ {0, 0.5, 1}, α ∈ {2, 4, 8}, 2000 samples,
+seed 0); they are marked ``Statement.wishart`` (``fisherrdp verify --no-wishart`` skips them).
 
 Numerical allowances: Fisher information from ``return_error`` (below 1e-10 relative), exact
 Rényi divergences 1e-9 relative (``renyi_ncx2``'s accuracy target), the path bound 1e-9
@@ -48,24 +59,28 @@ from fisherrdp._src.batching import map_in_chunks
 from fisherrdp._src.divergences.renyi import _renyi_vec
 from fisherrdp._src.fisher import _fisher_with_error_vec
 from fisherrdp._src.path_bound import _path_bounds_over_alphas
+from fisherrdp._src.wishart_checks import Z_MARGIN, WishartGrid, fisher_rows, renyi_rows
 
-__all__ = ["STATEMENTS", "Grid", "Statement", "StatementResult", "run_checks"]
+__all__ = ["STATEMENTS", "Grid", "Statement", "StatementResult", "WishartGrid", "run_checks"]
 
 #: Relative allowances for numerical error (see the module docstring).
 FISHER_TOL = 1e-10
 RENYI_TOL = 1e-9
 PATH_BOUND_TOL = 1e-9
 CLOSED_FORM_TOL = 1e-13
+#: Kinds of rows whose violations are failures.
+FAILING_KINDS = ("inequality", "statistical")
 
 
 @dataclasses.dataclass(frozen=True)
 class Grid:
-    """The parameter grid of the checks (1-D tuples of floats)."""
+    """The parameter grid of the checks (1-D tuples of floats; ``wishart`` for k > 1)."""
 
     d: tuple[float, ...] = tuple(np.geomspace(1.0, 1e4, 13).tolist())
     theta: tuple[float, ...] = tuple(np.geomspace(0.01, 100.0, 13).tolist())
     delta: tuple[float, ...] = (0.01, 0.1, 0.25, 0.5, 1.0, 2.0)
     alpha: tuple[float, ...] = (1.25, 1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+    wishart: WishartGrid = dataclasses.field(default_factory=WishartGrid)
 
     def __post_init__(self):
         for name, lower, strict in (
@@ -108,13 +123,14 @@ class Approach:
 @dataclasses.dataclass(frozen=True)
 class Statement:
     """One checked statement: ``evaluate(grid, evaluator)`` returns a :class:`Comparison` (or an
-    :class:`Approach` for ``kind == "limit"``)."""
+    :class:`Approach` for ``kind == "limit"``); ``wishart`` marks the k > 1 Monte Carlo rows."""
 
     name: str
     source: str
-    kind: str  # "inequality", "as printed", "leading order" or "limit"
+    kind: str  # "inequality", "as printed", "leading order", "limit" or "statistical"
     description: str
     evaluate: Callable[[Grid, Evaluator], Comparison | Approach]
+    wishart: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +141,7 @@ class StatementResult:
     ``(large - small)/|large|`` and ``violations`` counts points beyond the numerical allowance;
     for ``limit`` rows ``metric`` is the largest ``|ratio - 1|`` and ``violations`` counts the
     points where it exceeds the stated level. ``where`` holds the coordinates of the extreme
-    point. Only ``inequality`` rows can fail.
+    point. Only ``inequality`` and ``statistical`` rows can fail.
     """
 
     name: str
@@ -140,7 +156,7 @@ class StatementResult:
 
     @property
     def failed(self) -> bool:
-        return self.kind == "inequality" and self.violations > 0
+        return self.kind in FAILING_KINDS and self.violations > 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self) | {"failed": self.failed}
@@ -355,6 +371,96 @@ def _proposition43(grid, ev):
     return Approach(ratio, 0.1, {"d": d, "Delta": delta, "alpha": alpha, "t": t})
 
 
+# ----------------------------------------------------------------------------------------------
+# k > 1: Monte Carlo estimates against Theorems 5.3 and 5.4 (kind "statistical").
+
+
+def _wishart_fisher(grid: Grid, ev: Evaluator) -> dict:
+    return ev.shared("wishart_fisher", lambda: fisher_rows(grid.wishart, ev.on_chunk))
+
+
+def _wishart_renyi(grid: Grid, ev: Evaluator) -> dict:
+    return ev.shared("wishart_renyi", lambda: renyi_rows(grid.wishart, ev.on_chunk))
+
+
+def _statistical(rows: dict, bound, coords: dict) -> Comparison:
+    """``estimate − Z_MARGIN·stderr <= bound`` with the closed-form allowance on the bound."""
+    bound = np.asarray(bound, dtype=float)
+    small = rows["estimate"] - Z_MARGIN * rows["stderr"]
+    return Comparison(small, bound, CLOSED_FORM_TOL * np.abs(bound), coords)
+
+
+def _theorem53(variant):
+    def evaluate(grid, ev):
+        r = _wishart_fisher(grid, ev)
+        bound = bounds.theorem53_fisher_bound(r["L2"], r["rho"], r["m"], variant=variant)
+        return _statistical(r, bound, r)
+
+    return evaluate
+
+
+def _theorem54(variant):
+    def evaluate(grid, ev):
+        r = _wishart_renyi(grid, ev)
+        bound = bounds.theorem54_bound(
+            r["alpha"], r["d"], r["k"], r["C"], r["Delta"], variant=variant
+        )
+        return _statistical(r, bound, r)
+
+    return evaluate
+
+
+def _wishart_postprocessing(grid, ev):
+    r = _wishart_renyi(grid, ev)
+    return _statistical(r, bounds.gaussian_renyi(r["alpha"], r["Delta"]), r)
+
+
+_MC = "MC est − 3se"
+
+WISHART_STATEMENTS: tuple[Statement, ...] = (
+    Statement(
+        "Theorem 5.3 (re-derived), k > 1",
+        "Thm 5.3 / MATH.md §4",
+        "statistical",
+        f"{_MC} of I(θ) <= ‖Uw−v‖²·2ρ²/(2ρ²+m−3), m = ⌊d/k⌋, ρ = ‖μ(θ)‖",
+        _theorem53("rederived"),
+        wishart=True,
+    ),
+    Statement(
+        "Theorem 5.3 (as printed), k > 1",
+        "Thm 5.3, App. F.1",
+        "as printed",
+        f"{_MC} of I(θ) <= ‖Uw−v‖²·ρ²/(ρ²+m−3)",
+        _theorem53("printed"),
+        wishart=True,
+    ),
+    Statement(
+        "Theorem 5.4 (re-derived), k > 1",
+        "Thm 5.4 / MATH.md §4",
+        "statistical",
+        f"{_MC} of D_α(VᵀV‖WᵀW) <= Theorem 5.2 form with d → ⌊d/k⌋, ‖v−w‖ = Δ",
+        _theorem54("rederived"),
+        wishart=True,
+    ),
+    Statement(
+        "Theorem 5.4 (as printed), k > 1",
+        "Thm 5.4, main text",
+        "as printed",
+        f"{_MC} of D_α <= printed Theorem 5.2 form with d → ⌊d/k⌋",
+        _theorem54("printed"),
+        wishart=True,
+    ),
+    Statement(
+        "Post-processing, k > 1",
+        "Sec. 2",
+        "statistical",
+        f"{_MC} of D_α(VᵀV‖WᵀW) <= α‖v−w‖²/2",
+        _wishart_postprocessing,
+        wishart=True,
+    ),
+)
+
+
 STATEMENTS: tuple[Statement, ...] = (
     _fisher_bound_statement(
         "Fisher lower bound",
@@ -456,6 +562,7 @@ STATEMENTS: tuple[Statement, ...] = (
         "D_α(χ²_d(t²)‖χ²_d((t+Δ)²))/(αΔ²/2) → 1 as t → ∞; shown at t = 100 against 1",
         _proposition43,
     ),
+    *WISHART_STATEMENTS,
 )
 
 

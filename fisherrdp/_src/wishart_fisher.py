@@ -64,7 +64,7 @@ Gauss–Legendre sum of the exact k = 1 Fisher information within 1.2 standard e
 ``quadrature_error`` heuristic is very conservative (k = 1, 4 nodes: 8e-3 and 2e-3 reported
 where the Gauss–Legendre error is 9e-9 and 3e-13).
 
-**Cost** (``benchmarks/bench_wishart_fisher.py``): k = 2, d = 50, 10⁵ samples per θ: about
+**Cost** (``benchmarks/bench_wishart.py``): k = 2, d = 50, 10⁵ samples per θ: about
 1.5 s per θ value on two shared CPU cores after a ~10 s compilation (one compilation per
 (d, k, n_samples)).
 """

@@ -1,4 +1,4 @@
-"""``fisherrdp figures --out DIR``: the paper's k = 1 figures, computed exactly, as PNG files.
+"""``fisherrdp figures --out DIR``: the paper's figures as PNGs (k = 1 exact, k > 1 Monte Carlo).
 
 Writes ``fisher_bounds.png`` (I(d, θ) with every Fisher bound), ``amplification_ratio.png``
 (the paper's Fig. 3, exact), ``loss_vs_dimension.png`` (the paper's Fig. 6 with the exact
@@ -9,7 +9,16 @@ plus ~0.2-0.5 s a point, measured 71 s of a 3.0 min default run on 2 CPU cores a
 other three figures: 99 s). ``--full`` draws denser curves (99 points: 126 s there) and
 overlays on it the paper's variational estimates with their 95% intervals, at n_syn = 1, 10,
 100, 1000 for each d: 12 trainings of ``estimate_renyi`` (1000 steps), measured ~70 s each
-there, so ``--full`` takes ~15-20 minutes on such a machine.
+there. ``--full`` also overlays on ``amplification_ratio.png`` the variational estimates of
+the ratio at Δ = 0.25, 0.5, 1 for d = 2, 5, 10, 50: 12 more trainings (1000 steps, on samples
+of ‖V‖²), measured 5.5-9 s each on 2 CPU cores at load 3 and 16-41 s each while another
+JAX job competed, 261 s in all. So ``--full`` takes ~20-25 minutes on such a machine.
+Last, ``wishart_fisher.png`` (k > 1): the Monte Carlo Fisher information along the non-central
+Wishart path (±3 standard errors) against θ with the Theorem 5.3 bound in both readings, k = 2
+and 3, d = 24, 5 θ values and 1000 draws each (``--full``: 17 θ values, 4000 draws, 81 s
+measured for the data while tests ran alongside). Its default cost is mostly two compilations
+of the score: measured 26 s for the data on 2 CPU cores at load ~3 (another job running), then
+2 s for a second data set and 1 s to draw.
 See :mod:`fisherrdp._src.figures`.
 """
 
@@ -23,7 +32,7 @@ import time
 NAME = "figures"
 HELP = (
     "write the k = 1 figures (Fisher bounds, amplification ratio, loss against d, loss against "
-    "n_syn) as PNGs"
+    "n_syn) and the k > 1 Fisher information against Theorem 5.3 as PNGs"
 )
 
 
@@ -34,8 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--full",
         action="store_true",
-        help="denser curves, and variational estimates on the n_syn figure (~15-20 minutes on "
-        "2 busy CPU cores, where the default takes ~3 minutes)",
+        help="denser curves, and variational estimates on the amplification-ratio and n_syn "
+        "figures (~20-25 minutes on 2 busy CPU cores, where the default takes ~3 minutes)",
     )
 
 
@@ -59,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         (
             "amplification_ratio.png",
             lambda: figures.amplification_ratio_figure(
-                figures.amplification_ratio_data(alpha=args.alpha, n_delta=20 * scale)
+                figures.amplification_ratio_data(
+                    alpha=args.alpha, n_delta=20 * scale, estimates=args.full
+                )
             ),
         ),
         (
@@ -76,6 +87,12 @@ def run(args: argparse.Namespace) -> int:
                     n_syn=np.geomspace(1.0, 1e4, 8 * scale + 1),
                     estimates=args.full,
                 )
+            ),
+        ),
+        (
+            "wishart_fisher.png",
+            lambda: figures.wishart_fisher_figure(
+                figures.wishart_fisher_data(n_theta=4 * scale + 1, n_samples=1000 * scale)
             ),
         ),
     )
