@@ -1,4 +1,8 @@
-"""Every docstring example of the implementation modules runs and prints what it says."""
+"""Every docstring example of the implementation modules runs and prints what it says.
+
+Modules in ``SLOW`` compile kernels of 50-70 s (2 busy cores) that their own test files
+exercise at length; their examples run with ``-m slow``.
+"""
 
 import doctest
 import importlib
@@ -31,7 +35,12 @@ MODULES = [
 ]
 
 
-@pytest.mark.parametrize("name", MODULES)
+SLOW = {"fisherrdp._src.divergences.hockey_stick", "fisherrdp._src.divergences.release_k1"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW else m for m in MODULES]
+)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

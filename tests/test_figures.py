@@ -15,7 +15,8 @@ FIGURE_FILES = (
 )
 
 
-def test_figures_command_writes_four_pngs(tmp_path, capsys):
+@pytest.mark.slow  # ~100 s on 2 busy cores; each figure's data and drawing is tested below
+def test_figures_command_writes_every_png(tmp_path, capsys):
     assert cli.main(["figures", "--out", str(tmp_path), "--dpi", "40"]) == 0
     for name in FIGURE_FILES:
         data = (tmp_path / name).read_bytes()

@@ -11,8 +11,9 @@ import pathlib
 import pytest
 
 NOTEBOOKS = sorted((pathlib.Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
-#: finite_release: a renyi_release_k1 compilation and a variational training (~3 min, busy CPUs).
-SLOW = {"finite_release.ipynb"}
+#: finite_release: a renyi_release_k1 compilation and a variational training (~3 min, busy CPUs);
+#: k1_exact: ~90 s of compilations on 2 busy cores (its functions are tested file by file).
+SLOW = {"finite_release.ipynb", "k1_exact.ipynb"}
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,9 @@ __all__ = ["Calibration", "SyntheticReleaseMechanism", "calibrate_sigma"]
 CONVERSION_ALPHAS = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60), np.geomspace(2.0, 1e4, 240)])
 #: Points per compiled call when inverting a finite-n_syn profile (an expensive kernel).
 FINITE_CHUNK = 4
+#: Points per call of the finite-n_syn release kernel in the worst-case scan (memory: the
+#: kernel holds ~1e5 log-density nodes per point).
+FINITE_SCAN_CHUNK = 32
 #: Relative accuracy of the inversions (ε from δ, σ from a target).
 RTOL = 1e-12
 
@@ -166,6 +169,7 @@ class SyntheticReleaseMechanism:
             self.scaled_sensitivity,
             symmetric=symmetric,
             evidence=evidence,
+            chunk=CHUNK if math.isinf(self.n_syn) else FINITE_SCAN_CHUNK,
         )
         return dataclasses.replace(res, a=res.a * self.sigma, b=res.b * self.sigma, method=method)
 

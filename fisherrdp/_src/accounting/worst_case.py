@@ -107,6 +107,7 @@ def sup_over_pairs(
     *,
     symmetric: bool = False,
     evidence: bool = True,
+    chunk: int = CHUNK,
 ) -> WorstCase:
     r"""Supremum over admissible pairs of ``fn(x, a, b)`` for every ``x`` of ``argument``.
 
@@ -118,6 +119,7 @@ def sup_over_pairs(
         gap: Separation bound :math:`\Delta/\sigma > 0`.
         symmetric: ``fn(x, a, b) == fn(x, b, a)``: scan one order only.
         evidence: Also evaluate the interior grid (see the module docstring).
+        chunk: Points per call of ``fn`` (one compiled shape).
 
     Returns:
         A :class:`WorstCase` with ``a`` and ``b`` in units of σ (the caller rescales).
@@ -136,7 +138,7 @@ def sup_over_pairs(
     x_idx, o_idx = (g.ravel() for g in np.meshgrid(np.arange(n_x), orders, indexing="ij"))
 
     def evaluate(x, a, b):
-        (out,) = map_in_chunks(lambda *arrays: np.asarray(fn(*arrays)), [x, a, b], CHUNK)
+        (out,) = map_in_chunks(lambda *arrays: np.asarray(fn(*arrays)), [x, a, b], chunk)
         return out
 
     def scan(rows, lo, hi):
