@@ -107,6 +107,7 @@ def test_bench_variational_smoke(tmp_path):
     assert json.loads(out.read_text())["quick"] is True
 
 
+@pytest.mark.slow  # ~30 s of compilations (k = 2, 3, 4 and the score); -m slow
 def test_bench_wishart_smoke(tmp_path):
     """Both parts at tiny sizes: log_hyp0f1_matrix against mpmath (k = 2, 3) and the Monte
     Carlo Wishart Fisher information (k = 2, d = 6, 200 samples)."""

@@ -1,6 +1,6 @@
 """Every docstring example of the implementation modules runs and prints what it says.
 
-Modules in ``SLOW`` compile kernels of 50-70 s (2 busy cores) that their own test files
+Modules in ``SLOW`` compile kernels of 30-70 s (2 busy cores) that their own test files
 exercise at length; their examples run with ``-m slow``.
 """
 
@@ -35,7 +35,11 @@ MODULES = [
 ]
 
 
-SLOW = {"fisherrdp._src.divergences.hockey_stick", "fisherrdp._src.divergences.release_k1"}
+SLOW = {
+    "fisherrdp._src.divergences.hockey_stick",
+    "fisherrdp._src.divergences.release_k1",
+    "fisherrdp._src.accounting.pld",
+}
 
 
 @pytest.mark.parametrize(

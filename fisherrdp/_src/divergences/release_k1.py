@@ -124,6 +124,8 @@ from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
 from fisherrdp._src.distributions.ncx2 import SERIES_MAX_Z, _central_logpdf
+from fisherrdp._src.divergences._windows import newton_peak as _newton_peak
+from fisherrdp._src.divergences._windows import window_search
 from fisherrdp._src.divergences.hockey_stick import _hockey_stick, hockey_stick_ncx2
 from fisherrdp._src.divergences.renyi import (
     PSI_MAX,
@@ -266,48 +268,19 @@ def _inner(w, c, d, n, theta):
     return pv + qv, q1 - p1, p2 + q2, (p1, p2, q2)
 
 
-def _newton_peak(x, first, second, cap):
-    """A safeguarded Newton step uphill (a capped unit step where not concave)."""
-    concave = second < 0.0
-    step = jnp.where(concave, -first / jnp.where(concave, second, -1.0), jnp.sign(first))
-    return x + jnp.clip(step, -cap, cap)
-
-
 def _window(fn, x0, drop, cap, aux0=None):
-    """Peaks, scales σ and e^{−drop} edges of a batch of unimodal log-integrands.
-
-    ``fn(x, aux)`` evaluates on x of shape (B, 3) (peak, lower edge, upper edge) and returns
-    (value, first, second, aux). ``PEAK_STEPS`` safeguarded Newton steps for the peak (edges
-    follow at the Gaussian guess), then ``EDGE_STEPS`` Newton steps on value − peak + drop = 0,
-    each edge kept on its own side of the peak (as in ``renyi._windows``).
-    """
-    side = jnp.array([0.0, -1.0, 1.0], x0.dtype)
-    root = math.sqrt(2.0 * drop)
-
-    def step(i, carry):
-        x, peak, sigma, aux = carry
-        value, first, second, aux = fn(x, aux)
-        centre = _newton_peak(x[:, 0], first[:, 0], second[:, 0], cap)
-        width = 1.0 / jnp.sqrt(jnp.maximum(-second[:, 0], MIN_CURVATURE))
-        guess = x[:, :1] + side * width[:, None] * root
-        peak_phase = jnp.stack([centre, guess[:, 1], guess[:, 2]], axis=1)
-        slope_ok = side * first < 0.0
-        new = x - (value - peak[:, None] + drop) / jnp.where(slope_ok, first, -side)
-        new = jnp.where(slope_ok, new, x + side * sigma[:, None])
-        new = jnp.where(side * (new - x[:, :1]) > 0.0, new, 0.5 * (x + x[:, :1]))
-        edge_phase = jnp.concatenate([x[:, :1], new[:, 1:]], axis=1)
-        in_peak = i < PEAK_STEPS
-        return (
-            jnp.where(in_peak, peak_phase, edge_phase),
-            jnp.where(in_peak, value[:, 0], peak),
-            jnp.where(in_peak, width, sigma),
-            aux,
-        )
-
-    x = x0[:, None] + 0.0 * side
-    init = (x, jnp.zeros_like(x0), jnp.ones_like(x0), aux0)
-    x, _, sigma, _ = jax.lax.fori_loop(0, PEAK_STEPS + EDGE_STEPS, step, init)
-    return x[:, 0], sigma, x[:, 1], x[:, 2]
+    """Windows (peak, σ, lo, hi) of :func:`~fisherrdp._src.divergences._windows.window_search`
+    with this module's step counts and curvature floor."""
+    return window_search(
+        fn,
+        x0,
+        drop,
+        cap=cap,
+        min_curvature=MIN_CURVATURE,
+        peak_steps=PEAK_STEPS,
+        edge_steps=EDGE_STEPS,
+        aux=aux0,
+    )
 
 
 def _inner_guess(c, d, n, theta):

@@ -85,6 +85,7 @@ from jax.typing import ArrayLike
 from fisherrdp._src.bounds import gaussian_renyi
 from fisherrdp._src.config import as_float_arrays
 from fisherrdp._src.distributions.ncx2 import _logpdf
+from fisherrdp._src.divergences._windows import window_search
 from fisherrdp._src.special.bessel import _ratio_and_log_0f1
 from fisherrdp._src.validation import check_concrete
 
@@ -150,40 +151,21 @@ def _windows(beta, d, a, b, drop):
     kappa = beta * a + (1.0 - beta) * b
     root = jnp.sqrt(kappa * kappa + 4.0 * d)
     r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
-    side = jnp.array([0.0, -1.0, 1.0], r0.dtype)
-    weights = (beta[:, None] + 0.0 * side, a[:, None] + 0.0 * side)
+    weights = (beta[:, None], a[:, None])
 
-    def step(i, carry):
-        u, peak, sigma = carry
+    def fn(u, aux):
         value, first, second = _log_shape(u, weights[0], d, weights[1], b)
-        # Peak phase: Newton on the derivative (a unit step uphill where not concave).
-        concave = second[:, 0] < 0.0
-        newton = jnp.where(
-            concave,
-            -first[:, 0] / jnp.where(concave, second[:, 0], -1.0),
-            jnp.sign(first[:, 0]),
-        )
-        centre = u[:, 0] + jnp.clip(newton, -1.0, 1.0)
-        width = 1.0 / jnp.sqrt(jnp.maximum(-second[:, 0], 1e-12))
-        guess = u[:, :1] + side * width[:, None] * math.sqrt(2.0 * drop)
-        peak_phase = jnp.stack([centre, guess[:, 1], guess[:, 2]], axis=1)
-        # Edge phase: Newton on value − peak + drop, away from the peak.
-        slope_ok = side * first < 0.0
-        new = u - (value - peak[:, None] + drop) / jnp.where(slope_ok, first, -side)
-        new = jnp.where(slope_ok, new, u + side * sigma[:, None])
-        new = jnp.where(side * (new - u[:, :1]) > 0.0, new, 0.5 * (u + u[:, :1]))
-        edge_phase = jnp.concatenate([u[:, :1], new[:, 1:]], axis=1)
-        in_peak = i < NEWTON_STEPS
-        return (
-            jnp.where(in_peak, peak_phase, edge_phase),
-            jnp.where(in_peak, value[:, 0], peak),
-            jnp.where(in_peak, width, sigma),
-        )
+        return value, first, second, aux
 
-    u0 = jnp.log(r0)[:, None] + 0.0 * side
-    init = (u0, jnp.zeros_like(r0), jnp.ones_like(r0))
-    u, _, sigma = jax.lax.fori_loop(0, NEWTON_STEPS + EDGE_STEPS, step, init)
-    return u[:, 0], sigma, u[:, 1], u[:, 2]
+    return window_search(
+        fn,
+        jnp.log(r0),
+        drop,
+        cap=1.0,
+        min_curvature=1e-12,
+        peak_steps=NEWTON_STEPS,
+        edge_steps=EDGE_STEPS,
+    )
 
 
 def _panels(centre, sigma, lo, hi):
