@@ -94,6 +94,35 @@ def _figure(ncols: int, nrows: int = 1, size=(5.0, 3.8)):
     return fig, axes.ravel()
 
 
+def _variational_grid(alpha, d_values, points, samplers, *, key, steps, n_eval) -> np.ndarray:
+    """(estimate, ci_low, ci_high) of :func:`fisherrdp.variational.estimate_renyi` on
+    ``samplers(d, point)`` for every d and point: shape ``(3, len(d_values), len(points))``
+    (key ``jax.random.key(0)`` by default, split once per training)."""
+    import jax
+
+    from fisherrdp.variational import estimate_renyi
+
+    key = jax.random.key(0) if key is None else key
+    keys = jax.random.split(key, len(d_values) * len(points)).reshape(len(d_values), len(points))
+    out = np.empty((3, len(d_values), len(points)))
+    for i, di in enumerate(d_values):
+        for j, point in enumerate(points):
+            sample_p, sample_q = samplers(int(di), float(point))
+            r = estimate_renyi(
+                sample_p, sample_q, alpha, key=keys[i, j], steps=steps, n_eval=n_eval
+            )
+            out[:, i, j] = r.estimate, r.ci_low, r.ci_high
+    return out
+
+
+def _draw_estimates(ax, x, data: dict, i: int, color: str) -> None:
+    """Row ``i`` of a data dict's variational estimates as error bars (95% intervals)."""
+    est = data["estimate"][i]
+    err = np.stack([est - data["ci_low"][i], data["ci_high"][i] - est])
+    label = f"variational estimate (95%), d = {data['d'][i]:g}"
+    ax.errorbar(x, est, yerr=err, fmt="o", color=color, ms=4, capsize=3, label=label)
+
+
 def fisher_bounds_data(d_values=(4, 10, 100, 1000), n_theta: int = 200) -> dict:
     """I(d, θ) and every Fisher bound on a log grid θ ∈ [0.01, 100], for each d."""
     theta = np.geomspace(0.01, 100.0, n_theta)
@@ -199,24 +228,18 @@ def amplification_ratio_data(
         "C": C,
     }
     if estimates:
-        import jax
-
         from fisherrdp.release import release_samplers
-        from fisherrdp.variational import estimate_renyi
 
-        key = jax.random.key(0) if key is None else key
-        keys = jax.random.split(key, d_flat.size * points.size).reshape(d_flat.size, points.size)
         scale = np.asarray(bounds.gaussian_renyi(alpha, points), float)
-        out = np.empty((3, d_flat.size, points.size))
-        for i, di in enumerate(d_flat):
-            for j, delta_j in enumerate(points):  # laws of ‖V‖², ‖W‖²: the n_syn = ∞ release
-                sample_p, sample_q = release_samplers(
-                    1, int(di), math.inf, w_norm + float(delta_j), w_norm
-                )
-                r = estimate_renyi(
-                    sample_p, sample_q, alpha, key=keys[i, j], steps=steps, n_eval=n_eval
-                )
-                out[:, i, j] = np.array([r.estimate, r.ci_low, r.ci_high]) / scale[j]
+        out = _variational_grid(  # laws of ‖V‖², ‖W‖²: the n_syn = ∞ release
+            alpha,
+            d_flat,
+            points,
+            lambda di, delta_j: release_samplers(1, di, math.inf, w_norm + delta_j, w_norm),
+            key=key,
+            steps=steps,
+            n_eval=n_eval,
+        ) / scale[None, None, :]
         exact = _renyi(alpha, d_flat[:, None], w_norm + points[None, :], w_norm)
         data.update(
             estimate_delta=points,
@@ -248,18 +271,7 @@ def amplification_ratio_figure(data: dict | None = None):
         ax.axhline(data["lower"][i], color=color, ls="--", lw=0.8)
         ax.axhline(data["upper"][i], color=color, ls=":", lw=0.8)
         if "estimate" in data:
-            est = data["estimate"][i]
-            err = np.stack([est - data["ci_low"][i], data["ci_high"][i] - est])
-            ax.errorbar(
-                data["estimate_delta"],
-                est,
-                yerr=err,
-                fmt="o",
-                color=color,
-                ms=4,
-                capsize=3,
-                label=f"variational estimate (95%), d = {d:g}",
-            )
+            _draw_estimates(ax, data["estimate_delta"], data, i, color)
     ax.set_xlabel("Δ = ‖v‖ − ‖w‖")
     ax.set_ylabel("η = D_α(VᵀV‖WᵀW) / D_α(V‖W)")
     ax.set_ylim(0, 1.05)
@@ -501,22 +513,18 @@ def release_vs_nsyn_data(
         "post_processing": float(bounds.gaussian_renyi(alpha, a - b)),
     }
     if estimates:
-        import jax
-
         from fisherrdp.release import release_samplers
-        from fisherrdp.variational import estimate_renyi
 
         points = np.asarray(estimate_points, float)
-        key = jax.random.key(0) if key is None else key
-        keys = jax.random.split(key, d.size * points.size).reshape(d.size, points.size)
-        out = np.empty((3, d.size, points.size))
-        for i, di in enumerate(d_values):
-            for j, n in enumerate(points):
-                sample_p, sample_q = release_samplers(1, int(di), float(n), a, b)
-                r = estimate_renyi(
-                    sample_p, sample_q, alpha, key=keys[i, j], steps=steps, n_eval=n_eval
-                )
-                out[:, i, j] = r.estimate, r.ci_low, r.ci_high
+        out = _variational_grid(
+            alpha,
+            d_values,
+            points,
+            lambda di, n: release_samplers(1, di, n, a, b),
+            key=key,
+            steps=steps,
+            n_eval=n_eval,
+        )
         data.update(
             estimate_n_syn=points,
             estimate=out[0],
@@ -536,18 +544,7 @@ def release_vs_nsyn_figure(data: dict | None = None):
         ax.plot(data["n_syn"], data["exact"][i], color=color, lw=2, label=f"exact, d = {d:g}")
         ax.axhline(data["plateau"][i], color=color, ls=":", lw=1)
         if "estimate" in data:
-            est = data["estimate"][i]
-            err = np.stack([est - data["ci_low"][i], data["ci_high"][i] - est])
-            ax.errorbar(
-                data["estimate_n_syn"],
-                est,
-                yerr=err,
-                fmt="o",
-                color=color,
-                ms=4,
-                capsize=3,
-                label=f"variational estimate (95%), d = {d:g}",
-            )
+            _draw_estimates(ax, data["estimate_n_syn"], data, i, color)
     ax.axhline(data["post_processing"], color="0.4", ls="-.", label="model release α(a−b)²/2")
     ax.plot([], [], color="0.3", ls=":", lw=1, label="n_syn = ∞ (renyi_ncx2)")
     ax.set_xscale("log")

@@ -31,20 +31,22 @@ HELP = (
 )
 
 
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(s) for s in text.split(","))
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from e
-    return values
+def _list_of(convert, what: str):
+    """An argparse type: comma-separated values, each through ``convert``."""
+
+    def parse(text: str) -> tuple:
+        try:
+            return tuple(convert(s) for s in text.split(","))
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {what}, got {text!r}"
+            ) from e
+
+    return parse
 
 
-def _floats(text: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(s) for s in text.split(","))
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from e
-    return values
+_floats = _list_of(float, "numbers")
+_ints = _list_of(int, "integers")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

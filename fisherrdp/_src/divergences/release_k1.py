@@ -341,28 +341,10 @@ def _panels(centre, sigma, lo, hi, nodes, linear, step, geo):
 
     Returns nodes and weights of shape (B, 2·(linear + geo)·nodes).
     """
-    dtype = sigma.dtype
-    x, w = _rule(nodes, dtype)
-    lin = step * sigma[:, None] * jnp.arange(1, linear + 1, dtype=dtype)
-    frac = jnp.arange(1, geo + 1, dtype=dtype) / geo
-    start = (step * linear * sigma)[:, None]
-    out_nodes, out_weights = [], []
-    for sign, extent in ((-1.0, centre - lo), (1.0, hi - centre)):
-        extent = jnp.maximum(extent, 0.0)[:, None]
-        far = start * jnp.exp(frac * jnp.log(jnp.maximum(extent / start, 1.0)))
-        edges = jnp.concatenate(
-            [
-                jnp.zeros_like(start),
-                jnp.minimum(lin, extent),
-                jnp.where(extent > start, far, extent),
-            ],
-            axis=1,
-        )
-        length = jnp.diff(edges, axis=1)[:, :, None]
-        offsets = (edges[:, :-1, None] + length * x).reshape(edges.shape[0], -1)
-        out_nodes.append(centre[:, None] + sign * offsets)
-        out_weights.append((length * w).reshape(edges.shape[0], -1))
-    return jnp.concatenate(out_nodes, 1), jnp.concatenate(out_weights, 1)
+    below = _side(sigma, centre - lo, nodes, linear, step, geo)
+    above = _side(sigma, hi - centre, nodes, linear, step, geo)
+    out_nodes = jnp.concatenate([centre[:, None] - below[0], centre[:, None] + above[0]], 1)
+    return out_nodes, jnp.concatenate([below[1], above[1]], 1)
 
 
 def _drop(dtype) -> float:
