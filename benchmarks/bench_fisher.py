@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import math
 import os
 import platform
@@ -81,7 +80,10 @@ import time
 import warnings
 from collections.abc import Sequence
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  (benchmarks/_common.py: shared helpers)
+
+REPO_ROOT = _common.REPO_ROOT
 FIXTURE_SCRIPT = os.path.join(REPO_ROOT, "tests", "fixtures", "make_fisher_fixtures.py")
 
 D_LOG10_LO, D_LOG10_HI = 0.0, 4.0
@@ -190,25 +192,15 @@ def run_benchmark(
     import numpy as np
     import scipy
 
-    try:
-        import fisherrdp
-    except ImportError:  # run from a checkout without `pip install -e .`
-        sys.path.insert(0, REPO_ROOT)
-        import fisherrdp
+    _common.import_fisherrdp()
     from fisherrdp.fisher import ncx2_amplitude_fisher
 
     def say(*a):
         if verbose:
             print(*a, flush=True)
 
-    say(
-        f"python {platform.python_version()}, jax {jax.__version__}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}, fisherrdp {fisherrdp.__version__}"
-    )
-    say(
-        f"cpu: os.cpu_count()={os.cpu_count()}, {platform.processor() or platform.machine()}; "
-        f"jax devices: {jax.devices()}; x64={jax.config.jax_enable_x64}"
-    )
+    for line in _common.environment_lines():
+        say(line)
     d, theta = grid_points(nd, ntheta)
     n = d.size
     say(f"grid: {nd} d in [1, 1e4] x {ntheta} theta in [1e-2, 1e2] (log-spaced), {n} points")
@@ -390,12 +382,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         mpmath_limit_s=args.mpmath_limit,
         verbose=not args.quiet,
     )
-    if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
-        if not args.quiet:
-            print(f"wrote {args.json}")
+    _common.write_json(args.json, results, quiet=args.quiet)
     return results
 
 

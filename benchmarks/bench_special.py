@@ -28,7 +28,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -37,7 +36,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  (benchmarks/_common.py: shared helpers)
+
+REPO_ROOT = _common.REPO_ROOT
 
 V_LOG10_LO, V_LOG10_HI = -3.0, math.log10(5000.5)
 X_LOG10_LO, X_LOG10_HI = -10.0, 6.0
@@ -78,13 +80,7 @@ def _error_stats(values, refs) -> dict:
     }
 
 
-def _time(fn, runs: int) -> list[float]:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
+_time = _common.time_runs
 
 
 def run_benchmark(
@@ -102,21 +98,15 @@ def run_benchmark(
     import scipy
     import scipy.special as sc
 
-    try:
-        import fisherrdp
-    except ImportError:  # run from a checkout without `pip install -e .`
-        sys.path.insert(0, REPO_ROOT)
-        import fisherrdp
+    _common.import_fisherrdp()
     from fisherrdp import special
 
     def say(*a):
         if verbose:
             print(*a, flush=True)
 
-    say(f"python {platform.python_version()}, jax {jax.__version__}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}, fisherrdp {fisherrdp.__version__}")
-    say(f"cpu: os.cpu_count()={os.cpu_count()}, {platform.processor() or platform.machine()}; "
-        f"jax devices: {jax.devices()}; x64={jax.config.jax_enable_x64}")
+    for line in _common.environment_lines():
+        say(line)
     say(f"points: n={n}, seed={seed}; v = -0.5 + 10**U({V_LOG10_LO:g}, {V_LOG10_HI:.4f}), "
         f"x = 10**U({X_LOG10_LO:g}, {X_LOG10_HI:g})")
 
@@ -256,12 +246,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         dps=args.dps,
         verbose=not args.quiet,
     )
-    if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
-        if not args.quiet:
-            print(f"wrote {args.json}")
+    _common.write_json(args.json, results, quiet=args.quiet)
     return results
 
 

@@ -76,7 +76,6 @@ took ~38 minutes at that load (renyi_release_k1's compilation: 92 s of it).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -85,7 +84,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  (benchmarks/_common.py: shared helpers)
+
+REPO_ROOT = _common.REPO_ROOT
 
 ALPHAS = (2.0, 4.0)
 DIMS = (2, 5, 10)
@@ -136,13 +138,7 @@ def scipy_release_k1(alpha: float, d: float, n_syn: float, a: float, b: float, h
     return float(value / (alpha - 1.0))
 
 
-def _fisherrdp():
-    try:
-        import fisherrdp
-    except ImportError:  # run from a checkout without `pip install -e .`
-        sys.path.insert(0, REPO_ROOT)
-        import fisherrdp
-    return fisherrdp
+_fisherrdp = _common.import_fisherrdp
 
 
 def exact_values(points, reference: str):
@@ -371,12 +367,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         nsyns=args.n_syn,
         verbose=not args.quiet,
     )
-    if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
-        if not args.quiet:
-            print(f"wrote {args.json}")
+    _common.write_json(args.json, results, quiet=args.quiet)
     return results
 
 

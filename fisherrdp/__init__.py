@@ -7,7 +7,7 @@ from fisherrdp._src.config import enable_x64_by_default as _enable_x64_by_defaul
 
 _enable_x64_by_default()
 
-from fisherrdp import bounds, divergences, fisher, special, stats  # noqa: E402
+from fisherrdp import bounds, divergences, fisher, scan, special, stats  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["bounds", "divergences", "fisher", "special", "stats", "__version__"]
+__all__ = ["bounds", "divergences", "fisher", "scan", "special", "stats", "__version__"]

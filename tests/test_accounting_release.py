@@ -11,6 +11,7 @@ import math
 import os
 import warnings
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -171,7 +172,7 @@ def test_search_finds_an_interior_maximum():
 
 def test_search_warns_when_the_interior_wins():
     with pytest.warns(UserWarning, match="interior pair exceeds"):
-        sup_over_pairs(lambda x, a, b: x - (np.abs(a - b) - 0.1) ** 2, np.array([1.0]), 1.0, 0.5)
+        sup_over_pairs(lambda x, a, b: x - (jnp.abs(a - b) - 0.1) ** 2, np.array([1.0]), 1.0, 0.5)
 
 
 def test_search_when_sensitivity_exceeds_the_norm_bound():

@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,42 @@ def test_bench_wishart_smoke(tmp_path):
     assert f["fisher"] - 3 * f["stderr"] <= f["theorem53"]
     assert f["sample_over_hyp0f1_k2"] > 0
     assert json.loads(out.read_text())["fisher"]["n_samples"] == 200
+
+
+def test_bench_scan_smoke(tmp_path):
+    """--smoke: hockey_stick on 16 points through fisherrdp.scan in one worker process (one
+    device), one run; the JSON has the table's rows and each configuration's measurements.
+    The worker uses the suite's persistent compilation cache (as conftest.py does), so after a
+    first run its "compile" time is a cache load."""
+    bench = _load_bench(BENCH.with_name("bench_scan.py"))
+    out = tmp_path / "bench_scan.json"
+    argv = ["--smoke", "--json", str(out), "--quiet"]
+    cache = os.environ.get(
+        "FISHERRDP_TEST_JAX_CACHE", str(Path(__file__).resolve().parent.parent / ".jax_cache")
+    )
+    if cache:
+        argv += ["--compile-cache", cache]
+    r = bench.main(argv)
+
+    saved = json.loads(out.read_text())
+    keys = ("errors", "mode", "dtype", "quantities", "configs", "rows", "naive_fisher",
+            "total_wall_s")
+    for key in keys:
+        assert key in saved, key
+    assert saved["errors"] == [] and saved["mode"] == "smoke" and saved["dtype"] == "float64"
+    assert saved["quantities"] == ["hockey_stick"] and list(saved["configs"]) == ["one"]
+    one = saved["configs"]["one"]
+    assert one["returncode"] == 0 and not one["timed_out"], one.get("stderr_tail")
+    assert one["n_devices"] == 1 and one["peak_rss_bytes"] > 0
+    assert one["environment"]["x64"] is True
+    entry = one["quantities"]["hockey_stick"]
+    assert entry["points"] == 16 and entry["repeats"] == 1 and entry["nonfinite"] == 0
+    assert entry["dtype"] == "float64" and len(entry["devices"]) == 1
+    for key in ("points_per_s", "points_per_s_wall", "median_s", "first_call_s"):
+        assert math.isfinite(entry[key]) and entry[key] > 0, key
+    assert math.isfinite(entry["compile_s"]) and entry["compile_s"] >= 0
+    (row,) = saved["rows"]
+    assert row["quantity"] == "hockey_stick" and row["points"] == 16
+    assert row["one"]["points_per_s"] == entry["points_per_s"]
+    assert row["speedup_all_over_one"] is None  # one configuration only
+    assert r["rows"] == saved["rows"]

@@ -19,7 +19,7 @@ MODULES = [
     "fisherrdp._src.fisher",
     "fisherrdp._src.path_bound",
     "fisherrdp._src.checks",
-    "fisherrdp._src.batching",
+    "fisherrdp._src.scan.engine",
     "fisherrdp._src.divergences.renyi",
     "fisherrdp._src.divergences.hockey_stick",
     "fisherrdp._src.divergences.release_k1",

@@ -28,8 +28,9 @@ Kinds of rows:
   the bound). The printed readings of Theorems 5.3 and 5.4 use the same margin with kind
   ``as printed`` (evidence, never a failure).
 
-The exact quantities are evaluated by :class:`Evaluator` in padded chunks of fixed size (one
-compilation per function, whatever the grid) and shared between statements.
+The exact quantities are evaluated by :class:`Evaluator` in padded chunks of fixed size
+(:func:`fisherrdp._src.scan.engine.map_points`: one compilation per function, whatever the grid,
+sharded over the local devices) and shared between statements.
 
 Grids (defaults of ``fisherrdp verify``, from the issue), k = 1: ``d`` log-spaced on
 :math:`[1, 10^4]`, ``theta`` (θ for Fisher statements, the norm bound C for divergence
@@ -52,13 +53,15 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from fisherrdp import bounds
-from fisherrdp._src.batching import map_in_chunks
 from fisherrdp._src.divergences.renyi import _renyi_vec
 from fisherrdp._src.fisher import _fisher_with_error_vec
 from fisherrdp._src.path_bound import _path_bounds_over_alphas
+from fisherrdp._src.scan.engine import map_points
 from fisherrdp._src.wishart_checks import Z_MARGIN, WishartGrid, fisher_rows, renyi_rows
 
 __all__ = ["STATEMENTS", "Grid", "Statement", "StatementResult", "WishartGrid", "run_checks"]
@@ -166,6 +169,14 @@ class StatementResult:
 # Evaluation in fixed-size chunks: one compilation per function, whatever the grid, and progress.
 
 
+def _path_bounds(d, a, b, *alphas):
+    """Prop 3.2 path bounds, shape ``(len(d), len(alphas))``; the orders are static floats."""
+    # The barrier keeps XLA from folding the orders into the kernel as constants, which moves
+    # some values by an ulp: with it, the bounds are those of the orders passed as an array.
+    alphas = jax.lax.optimization_barrier(jnp.asarray(alphas))
+    return _path_bounds_over_alphas(alphas, d, a, b)
+
+
 class Evaluator:
     """Evaluates the exact quantities in padded chunks of fixed size and caches shared results.
 
@@ -179,8 +190,8 @@ class Evaluator:
         self.on_chunk = on_chunk or (lambda: None)
         self.cache: dict = {}
 
-    def _map(self, fn, arrays, chunk):
-        return map_in_chunks(fn, arrays, chunk, on_chunk=self.on_chunk)
+    def _map(self, fn, arrays, chunk, static=()):
+        return map_points(fn, arrays, chunk=chunk, static=static, on_chunk=self.on_chunk)
 
     def fisher(self, d, theta):
         """Fisher information and its error estimate (``ncx2_amplitude_fisher``)."""
@@ -192,12 +203,8 @@ class Evaluator:
 
     def path_bounds(self, alphas, d, a, b):
         """Prop 3.2 path bounds, shape ``(len(d), len(alphas))``."""
-        alphas = np.asarray(alphas, dtype=float)
-        return self._map(
-            lambda d, a, b: _path_bounds_over_alphas(alphas, d, a, b),
-            [d, a, b],
-            max(1, self.chunk // 16),
-        )[0]
+        static = tuple(float(x) for x in alphas)
+        return self._map(_path_bounds, [d, a, b], max(1, self.chunk // 16), static)[0]
 
     def shared(self, key: str, compute: Callable[[], object]):
         """``compute()`` once per key (quantities used by several statements)."""

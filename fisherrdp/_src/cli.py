@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 #: Module names under ``fisherrdp._src.commands``, in the order ``--help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("figures", "verify", "account", "estimate", "demo")
+SUBCOMMANDS: tuple[str, ...] = ("figures", "verify", "account", "estimate", "scan", "demo")
 
 #: The subcommand run when none is given.
 DEFAULT_SUBCOMMAND = "demo"

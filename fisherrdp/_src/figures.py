@@ -44,8 +44,9 @@ import warnings
 import numpy as np
 
 from fisherrdp import bounds
-from fisherrdp._src.batching import map_in_chunks
-from fisherrdp._src.divergences.renyi import _renyi_vec
+from fisherrdp._src.accounting.synthetic import _release_renyi_pair, _renyi_pair
+from fisherrdp._src.scan.engine import map_points
+from fisherrdp._src.validation import check_concrete
 from fisherrdp.fisher import ncx2_amplitude_fisher
 
 __all__ = [
@@ -75,15 +76,16 @@ _FISHER_BOUNDS = (
 )
 
 
-#: Points per compiled call of the Rényi divergence (one compilation serves every figure).
+#: Points per compiled call of the Rényi divergence (one compilation serves every figure, and the
+#: accountant's searches: the kernel and chunk size of its n_syn = ∞ RDP curves).
 RENYI_CHUNK = 128
 
 
 def _renyi(alpha, d, a, b) -> np.ndarray:
     """``renyi_ncx2`` on broadcast arguments, in chunks of one fixed size."""
-    arrays = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (alpha, d, a, b)))
-    (flat,) = map_in_chunks(_renyi_vec, [x.ravel() for x in arrays], RENYI_CHUNK)
-    return flat.reshape(arrays[0].shape)
+    alpha, d, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (alpha, d, a, b)))
+    (flat,) = map_points(_renyi_pair, [x.ravel() for x in (alpha, a, b, d)], chunk=RENYI_CHUNK)
+    return flat.reshape(alpha.shape)
 
 
 def _figure(ncols: int, nrows: int = 1, size=(5.0, 3.8)):
@@ -452,18 +454,29 @@ N_SYN_GRID = tuple(np.geomspace(1.0, 1e4, 13).tolist())
 
 
 def _renyi_release(alpha, d, n_syn, a, b) -> np.ndarray:
-    """``renyi_release_k1`` on broadcast arguments, in chunks of one fixed size."""
-    from fisherrdp.divergences import renyi_release_k1
-
-    arrays = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (alpha, d, n_syn, a, b)))
-    (flat,) = map_in_chunks(renyi_release_k1, [x.ravel() for x in arrays], RELEASE_CHUNK)
+    """``renyi_release_k1`` on broadcast arguments, in chunks of one fixed size (points with
+    ``n_syn = inf`` are ``renyi_ncx2``'s, as in ``renyi_release_k1``)."""
+    shaped = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (alpha, d, n_syn, a, b)))
+    alpha, d, n_syn, a, b = (x.ravel() for x in shaped)
+    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)  # as renyi_release_k1
+    check_concrete("d", d, lower=1.0)
+    check_concrete("n_syn", n_syn, lower=1.0)
+    check_concrete("a", a, lower=0.0)
+    check_concrete("b", b, lower=0.0)
+    flat = np.empty(alpha.shape)
+    finite = ~np.isposinf(n_syn)
+    if finite.any():
+        inputs = [x[finite] for x in (alpha, a, b, d, n_syn)]
+        flat[finite] = map_points(_release_renyi_pair, inputs, chunk=RELEASE_CHUNK)[0]
+    if not finite.all():
+        flat[~finite] = _renyi(alpha[~finite], d[~finite], a[~finite], b[~finite])
     if np.isnan(flat).any():
         warnings.warn(
             f"renyi_release_k1 returned NaN at {int(np.isnan(flat).sum())} of {flat.size} points",
             RuntimeWarning,
             stacklevel=3,
         )
-    return flat.reshape(arrays[0].shape)
+    return flat.reshape(shaped[0].shape)
 
 
 def release_vs_nsyn_data(

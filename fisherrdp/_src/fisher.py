@@ -66,7 +66,6 @@ U_DECAY = 42.0
 U_EDGES = (0.0, 1 / 84, 1 / 42, 2 / 42, 4 / 42, 8 / 42, 16 / 42, 1.0)
 #: Relative tail bound √30 e^{−(T−1)²/4} (see the module docstring).
 TAIL_BOUND = math.sqrt(30.0) * math.exp(-((HALF_WIDTH - 1.0) ** 2) / 4.0)
-_EPS = float(np.finfo(np.float64).eps)
 
 
 def _panel_rule(n: int, edges) -> tuple[np.ndarray, np.ndarray]:
@@ -89,14 +88,15 @@ def _integrate(d, theta, n):
     lo = jnp.where(clipped, 1.0, m - HALF_WIDTH)
     hi = m + HALF_WIDTH
     # Panels in r on [lo, hi]; t = r − m is formed directly.
-    xb, wb = _panel_rule(n, np.linspace(0.0, 1.0, PANELS + 1))
+    # Nodes and weights in the working dtype (float64 NumPy arrays would promote float32 input).
+    xb, wb = (jnp.asarray(v, d.dtype) for v in _panel_rule(n, np.linspace(0.0, 1.0, PANELS + 1)))
     t_b = (lo - m) + (hi - lo) * xb
     r_b = m + t_b
     log_rm_b = jnp.log1p(t_b / m)
     jac_b = (hi - lo) * wb
     log_jac_b = jnp.zeros_like(r_b)
     # Piece near 0 in u = −log r, r = e^{−u}, u ∈ [0, U]: dr = r du.
-    xa, wa = _panel_rule(n, U_EDGES)
+    xa, wa = (jnp.asarray(v, d.dtype) for v in _panel_rule(n, U_EDGES))
     big_u = U_DECAY / d
     u = big_u * xa
     r_a = jnp.exp(-u)
@@ -141,7 +141,8 @@ def _integrate(d, theta, n):
 def _fisher_with_error(d, theta):
     value, big_m = _integrate(d, theta, NODES)
     coarse, _ = _integrate(d, theta, COARSE_NODES)
-    error = jnp.abs(value - coarse) + (TAIL_BOUND + _EPS * (64.0 + 4.0 * big_m)) * value
+    eps = jnp.finfo(value.dtype).eps
+    error = jnp.abs(value - coarse) + (TAIL_BOUND + eps * (64.0 + 4.0 * big_m)) * value
     return value, jax.lax.stop_gradient(error)
 
 

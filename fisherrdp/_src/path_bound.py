@@ -59,7 +59,7 @@ def _graded_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _log_terms_and_ends(d, a, b, n):
     """Nodes u ∈ [0, 1], log(w · δ · √I(z(u))) along the path from b to a, and log √I at a, b."""
-    u, w = _graded_rule(n)
+    u, w = (jnp.asarray(v, a.dtype) for v in _graded_rule(n))  # in the working dtype
     delta = jnp.abs(a - b)
     z = jnp.concatenate([b + (a - b) * u, jnp.stack([a, b])])
     fisher = jax.vmap(_fisher, in_axes=(None, 0))(d, z)

@@ -34,12 +34,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from fisherrdp._src.batching import map_in_chunks
 from fisherrdp._src.divergences.hockey_stick import (
     MIN_ROOT,
     _log_likelihood_ratio,
     _log_optimal_set_probabilities,
 )
+from fisherrdp._src.scan.engine import map_points
 
 __all__ = ["to_dp_accounting_pld"]
 
@@ -71,12 +71,7 @@ def _direction_pmf(d: float, a: float, b: float, h: float, tail_mass: float):
     first, last = math.ceil(lo / h) - 1, math.ceil(hi / h) + 1
     index = np.arange(first, last + 1)
     ell = index * h
-    n = len(ell)
-    (log_tail,) = map_in_chunks(
-        lambda e, dd, aa, bb: _log_loss_tail(e, dd, aa, bb),
-        [ell, np.full(n, d), np.full(n, a), np.full(n, b)],
-        CHUNK,
-    )
+    (log_tail,) = map_points(_log_loss_tail, [ell, d, a, b], chunk=CHUNK)
     tail = np.exp(log_tail)
     # Mass of ((i-1)h, ih] at index i; everything at or below the first point goes there.
     mass = np.concatenate([[1.0 - tail[0]], tail[:-1] - tail[1:]])

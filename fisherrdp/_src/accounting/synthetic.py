@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax.numpy as jnp
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
@@ -55,7 +56,10 @@ from fisherrdp._src.accounting.conversions import (
     rdp_to_dp,
 )
 from fisherrdp._src.accounting.worst_case import CHUNK, WorstCase, sup_over_pairs
-from fisherrdp._src.batching import map_in_chunks
+from fisherrdp._src.divergences.hockey_stick import _profile_jit
+from fisherrdp._src.divergences.release_k1 import _release_finite_vec
+from fisherrdp._src.divergences.renyi import _renyi_vec
+from fisherrdp._src.scan.engine import map_points
 from fisherrdp._src.validation import check_concrete
 
 __all__ = ["Calibration", "SyntheticReleaseMechanism", "calibrate_sigma"]
@@ -69,6 +73,35 @@ FINITE_CHUNK = 4
 FINITE_SCAN_CHUNK = 32
 #: Relative accuracy of the inversions (ε from δ, σ from a target).
 RTOL = 1e-12
+
+
+# ----------------------------------------------------------------------------------------------
+# Pair divergences of k = 1 (kernels of map_points): (x, a, b) in units of σ, then the
+# mechanism's d (and n_syn) as broadcast arrays, so that one compiled program serves every
+# mechanism. _renyi_pair on CHUNK points is also the figures' Rényi kernel.
+
+
+def _renyi_pair(alpha, a, b, d):
+    """D_α(χ²_d(a²) ‖ χ²_d(b²)) (``renyi_ncx2``; n_syn = ∞)."""
+    return _renyi_vec(alpha, d, a, b)
+
+
+def _profile_pair(eps, a, b, d):
+    """max(E(P_a‖P_b), E(P_b‖P_a)) at e^ε (``privacy_profile_ncx2``; n_syn = ∞)."""
+    return _profile_jit(eps, d, a, b)
+
+
+def _release_renyi_pair(alpha, a, b, d, n_syn):
+    """D_α(ZV‖ZW) of a release of finite n_syn records (``renyi_release_k1``)."""
+    return _release_finite_vec(alpha, d, n_syn, a, b, False)
+
+
+def _release_profile_pair(eps, a, b, d, n_syn):
+    """max over both orders of ``hockey_stick_release_k1`` (finite n_syn), in one call."""
+    both = _release_finite_vec(
+        eps[:, None], d[:, None], n_syn[:, None], jnp.stack([a, b], -1), jnp.stack([b, a], -1), True
+    )
+    return jnp.max(both, axis=-1)
 
 
 def _check_probability(name: str, value) -> None:
@@ -161,42 +194,34 @@ class SyntheticReleaseMechanism:
         """Whether the accounting is exact (``k == 1``) rather than an upper bound."""
         return self.k == 1
 
-    def _worst_case(self, fn, argument, *, symmetric, method, evidence=True) -> WorstCase:
+    @property
+    def _constants(self) -> tuple[float, ...]:
+        """The mechanism's arguments of the pair kernels after (x, a, b): d, and finite n_syn."""
+        return (self.d,) if math.isinf(self.n_syn) else (self.d, self.n_syn)
+
+    @property
+    def _pair_renyi(self):
+        """The Rényi pair kernel ``fn(alpha, a, b, *self._constants)``."""
+        return _renyi_pair if math.isinf(self.n_syn) else _release_renyi_pair
+
+    @property
+    def _pair_profile(self):
+        """The privacy-profile pair kernel ``fn(eps, a, b, *self._constants)`` (both orders)."""
+        return _profile_pair if math.isinf(self.n_syn) else _release_profile_pair
+
+    def _worst_case(self, fn, argument, *, symmetric, method, evidence=True, host=False):
+        """sup_over_pairs of a pair kernel, or (``host``) of a host function of (x, a, b)."""
         res = sup_over_pairs(
             fn,
             argument,
             self.norm_bound,
             self.scaled_sensitivity,
+            constants=() if host else self._constants,
             symmetric=symmetric,
             evidence=evidence,
-            chunk=CHUNK if math.isinf(self.n_syn) else FINITE_SCAN_CHUNK,
+            chunk=None if host else CHUNK if math.isinf(self.n_syn) else FINITE_SCAN_CHUNK,
         )
         return dataclasses.replace(res, a=res.a * self.sigma, b=res.b * self.sigma, method=method)
-
-    def _pair_renyi(self, alpha, a, b):
-        from fisherrdp.divergences import renyi_ncx2
-
-        d = np.full_like(a, self.d)  # full arrays: one compiled shape, shared with the figures
-        if math.isinf(self.n_syn):
-            return renyi_ncx2(alpha, d, a, b)
-        from fisherrdp.divergences import renyi_release_k1
-
-        return renyi_release_k1(alpha, d, np.full_like(a, self.n_syn), a, b)
-
-    def _pair_profile(self, eps, a, b):
-        """max(E(P_a‖P_b), E(P_b‖P_a)) at e^ε for the pair (a, b), in units of σ."""
-        from fisherrdp.divergences import privacy_profile_ncx2
-
-        d = np.full_like(a, self.d)
-        if math.isinf(self.n_syn):
-            return privacy_profile_ncx2(eps, d, a, b)
-        from fisherrdp.divergences import hockey_stick_release_k1
-
-        n = np.full_like(a, self.n_syn)
-        return np.maximum(
-            np.asarray(hockey_stick_release_k1(eps, d, n, a, b)),
-            np.asarray(hockey_stick_release_k1(eps, d, n, b, a)),
-        )
 
     def _pair_epsilon(self, delta, a, b):
         """Smallest ε with the pair's profile ≤ δ (bisection on the chunked profile, which
@@ -205,9 +230,10 @@ class SyntheticReleaseMechanism:
         # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks,
         # since padding one δ to CHUNK points would cost CHUNK release-law evaluations per step.
         chunk = CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK
+        fn, constants = self._pair_profile, self._constants
 
         def profile(eps, a, b):
-            return map_in_chunks(self._pair_profile, [eps, a, b], chunk)[0]
+            return map_points(fn, [eps, a, b, *constants], chunk=chunk)[0]
 
         return _invert_profile(profile, delta, a, b)
 
@@ -227,7 +253,9 @@ class SyntheticReleaseMechanism:
         check = self._worst_case(self._pair_profile, eps, symmetric=True, method="exact")
         if np.all(check.values <= delta * (1.0 + 1e-9)):
             return dataclasses.replace(check, argument=delta, values=eps)
-        return self._worst_case(self._pair_epsilon, delta, symmetric=True, method="exact")
+        return self._worst_case(
+            self._pair_epsilon, delta, symmetric=True, method="exact", host=True
+        )
 
     def _bound_rdp(self, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(bound, which) for k > 1: min of the Fisher path bound and post-processing."""

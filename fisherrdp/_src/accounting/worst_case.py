@@ -35,19 +35,20 @@ and, at fixed separation, with the amplitude :math:`t` (the Fisher information
 was the privacy profile for :math:`\varepsilon \in \{0, 0.1, 1, 5\}`. The search does not rely
 on it; :attr:`WorstCase.at_corner` records where each maximum was found.
 
-All evaluations go through :func:`fisherrdp._src.batching.map_in_chunks` with one chunk size,
-so a search compiles its divergence once.
+All evaluations go through :func:`fisherrdp._src.scan.engine.map_points` with one chunk size,
+so a search compiles its divergence once (and shares the compiled program with every other
+search, and every other caller, of the same function and chunk size).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from fisherrdp._src.batching import map_in_chunks
+from fisherrdp._src.scan.engine import map_points
 
 __all__ = ["WorstCase", "sup_over_pairs"]
 
@@ -100,33 +101,46 @@ def _boundary(t: np.ndarray, gap: float, order: np.ndarray) -> tuple[np.ndarray,
 
 
 def sup_over_pairs(
-    fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+    fn: Callable,
     argument: np.ndarray,
     c: float,
     gap: float,
     *,
+    constants: tuple[float, ...] = (),
+    static: tuple[Hashable, ...] = (),
     symmetric: bool = False,
     evidence: bool = True,
-    chunk: int = CHUNK,
+    chunk: int | None = CHUNK,
 ) -> WorstCase:
-    r"""Supremum over admissible pairs of ``fn(x, a, b)`` for every ``x`` of ``argument``.
+    r"""Supremum over admissible pairs of ``fn(x, a, b, ...)`` for every ``x`` of ``argument``.
 
     Args:
-        fn: Vectorised pair divergence of 1-D float arrays ``(x, a, b)`` of equal length (in
-            units of σ), returning a 1-D array.
+        fn: Elementwise JAX pair divergence ``fn(x, a, b, *constants, *static)`` of 1-D float
+            arrays (``a``, ``b`` in units of σ), returning a 1-D array; evaluated by
+            :func:`~fisherrdp._src.scan.engine.map_points`, so it must be a stable, hashable,
+            traceable function (a module-level function or a jitted one). With ``chunk=None``,
+            instead a host function ``fn(x, a, b)`` of whole 1-D NumPy arrays, called as is
+            (for functions that are not traceable and evaluate through ``map_points``
+            themselves).
         argument: 1-D array of the other argument (orders, ε or δ).
         c: Norm bound :math:`C/\sigma > 0`.
         gap: Separation bound :math:`\Delta/\sigma > 0`.
+        constants: Scalars passed to ``fn`` after ``(x, a, b)``, broadcast to every point (as
+            arrays: a new value does not compile ``fn`` again).
+        static: Hashable extra arguments of ``fn``, last (compiled in).
         symmetric: ``fn(x, a, b) == fn(x, b, a)``: scan one order only.
         evidence: Also evaluate the interior grid (see the module docstring).
-        chunk: Points per call of ``fn`` (one compiled shape).
+        chunk: Points per compiled call of ``fn`` (one compiled shape), or ``None`` for a host
+            function.
 
     Returns:
         A :class:`WorstCase` with ``a`` and ``b`` in units of σ (the caller rescales).
 
     Examples:
         >>> import numpy as np
-        >>> res = sup_over_pairs(lambda x, a, b: x * (a - b) ** 2, np.array([1.0, 2.0]), 1.0, 0.5)
+        >>> def divergence(x, a, b):
+        ...     return x * (a - b) ** 2
+        >>> res = sup_over_pairs(divergence, np.array([1.0, 2.0]), 1.0, 0.5)
         >>> res.values.tolist(), bool(res.at_corner.all())
         ([0.25, 0.5], True)
     """
@@ -138,7 +152,9 @@ def sup_over_pairs(
     x_idx, o_idx = (g.ravel() for g in np.meshgrid(np.arange(n_x), orders, indexing="ij"))
 
     def evaluate(x, a, b):
-        (out,) = map_in_chunks(lambda *arrays: np.asarray(fn(*arrays)), [x, a, b], chunk)
+        if chunk is None:
+            return np.asarray(fn(x, a, b))
+        (out,) = map_points(fn, [x, a, b, *constants], chunk=chunk, static=static)
         return out
 
     def scan(rows, lo, hi):

@@ -1,0 +1,381 @@
+"""Scans of any elementwise quantity over a parameter grid: every device, a zarr store, resume."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax
+import numpy as np
+
+from fisherrdp._src.scan import engine
+from fisherrdp._src.scan.grid import Layout, Points, make_layout
+from fisherrdp._src.scan.quantities import Quantity, resolve
+from fisherrdp._src.scan.store import Store, check_existing, open_store
+
+__all__ = ["ScanResult", "load", "scan"]
+
+#: Default chunk multiplier on accelerators (a GPU wants far more points per call than a core).
+ACCELERATOR_CHUNK_FACTOR = 16
+
+
+@dataclasses.dataclass
+class ScanResult:
+    """The outputs of a scan on its grid.
+
+    Attributes:
+        quantity: Name of the quantity.
+        dims: Dimension names: the grid's axes, or ``("point",)`` for an explicit point list.
+        coords: Coordinates (one 1-D array per axis; per parameter along ``point``).
+        scalars: Parameters held fixed.
+        attrs: Run attributes: quantity, fisherrdp and JAX versions, devices, processes, dtype,
+            seconds (wall time of the compute, summed over resumed runs), chunk and blocks;
+            and, for this call only, ``run_seconds``, ``compile_seconds`` (the first dispatch,
+            which compiles or loads the program) and ``computed_points`` (in this process).
+        computed_blocks: Blocks computed by this call, in this process.
+        resumed_blocks: Blocks found finished in the store and not recomputed.
+        store: Path of the zarr store, or ``None``.
+    """
+
+    quantity: str
+    dims: tuple[str, ...]
+    coords: dict[str, np.ndarray]
+    scalars: dict[str, float]
+    attrs: dict[str, Any]
+    outputs: tuple[str, ...]
+    computed_blocks: int = 0
+    resumed_blocks: int = 0
+    store: str | None = None
+    _data: dict[str, np.ndarray] | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def data(self) -> dict[str, np.ndarray]:
+        """Every output, shaped like the grid (read from the store on first use)."""
+        if self._data is None:
+            from fisherrdp._src.scan.store import _zarr
+
+            group = _zarr().open_group(self.store, mode="r")
+            self._data = {name: np.asarray(group[name][...]) for name in self.outputs}
+        return self._data
+
+    @property
+    def values(self) -> np.ndarray:
+        """The first output (the quantity itself; e.g. ``fisher`` rather than its error)."""
+        return self.data[self.outputs[0]]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.values.shape[: len(self.dims)]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.data[name]
+
+    def to_numpy(self, output: str | None = None) -> np.ndarray:
+        """One output as a NumPy array of the grid's shape (default: the first)."""
+        return self.data[output or self.outputs[0]]
+
+    def to_xarray(self):
+        """An :class:`xarray.Dataset`: one variable per output, coordinates, attributes."""
+        import xarray as xr
+
+        data_vars = {}
+        for name, value in self.data.items():
+            extra = [f"{name}_dim_{j}" for j in range(value.ndim - len(self.dims))]
+            data_vars[name] = (list(self.dims) + extra, value)
+        if self.dims == ("point",):
+            coords = {name: ("point", v) for name, v in self.coords.items()}
+        else:
+            coords = {name: (name, v) for name, v in self.coords.items()}
+        coords.update(self.scalars)
+        return xr.Dataset(data_vars, coords=coords, attrs=_netcdf_safe(self.attrs))
+
+
+def _netcdf_safe(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v)
+            for k, v in attrs.items()}
+
+
+def _output_spec(q: Quantity, layout: Layout, size: int, dtype) -> dict[str, tuple]:
+    """Output names → (dtype, trailing shape), from the traced shapes of the kernel."""
+    args = [jax.ShapeDtypeStruct((size,), dtype) for _ in q.params]
+    shapes = jax.eval_shape(lambda *xs: engine._as_tuple(q.fn(*xs)), *args)
+    names = q.outputs or (
+        (q.name,) if len(shapes) == 1 else tuple(f"{q.name}_{i}" for i in range(len(shapes)))
+    )
+    if len(names) != len(shapes):
+        raise ValueError(f"{q.name}: {len(shapes)} outputs but {len(names)} output names")
+    for name, s in zip(names, shapes):
+        if s.shape[:1] != (size,):
+            raise ValueError(f"{q.name} is not elementwise: output {name!r} has shape {s.shape}")
+    return {name: (np.dtype(s.dtype), tuple(s.shape[1:])) for name, s in zip(names, shapes)}
+
+
+def _working_dtype(dtype) -> np.dtype:
+    default = np.dtype(np.float64 if jax.config.jax_enable_x64 else np.float32)
+    dt = default if dtype is None else np.dtype(dtype)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be float32 or float64, got {dt}")
+    if dt == np.float64 and not jax.config.jax_enable_x64:
+        raise ValueError("dtype float64 needs jax_enable_x64 (unset FISHERRDP_NO_X64)")
+    return dt
+
+
+def default_chunk(q: Quantity) -> int:
+    """Points per block (per device and call) when none is given; larger on accelerators."""
+    factor = 1 if jax.local_devices()[0].platform == "cpu" else ACCELERATOR_CHUNK_FACTOR
+    return q.chunk * factor
+
+
+def _barrier(name: str) -> None:
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        multihost_utils.sync_global_devices(name)
+
+
+def scan(
+    quantity: str | Callable | Quantity,
+    grid: Mapping[str, Any] | Points,
+    *,
+    chunk: int | None = None,
+    store: str | None = None,
+    dtype=None,
+    progress: bool = True,
+) -> ScanResult:
+    """Evaluate a quantity on every point of a grid, on every local device, chunk by chunk.
+
+    The grid's points are cut into blocks of at most ``chunk`` points (one compiled program per
+    quantity, dtype, chunk size and device count, whatever the grid size); each call evaluates
+    one block on each local device (:mod:`fisherrdp._src.scan.engine`), and the next call is
+    dispatched before the previous one is fetched. With ``store``, blocks are written to a zarr store as they finish and a
+    second call with the same store computes only the blocks still missing.
+
+    **Several processes** (``jax.distributed.initialize()`` before the call, one process per
+    host): block ``i`` belongs to process ``i mod process_count``, which computes it on its own
+    devices (and writes it to the store, which must then be on a file system every process
+    sees). Every process returns the full result: after a barrier, from the store, or without
+    a store by an all-gather of the blocks.
+
+    Args:
+        quantity: A registered name (see :func:`fisherrdp.scan.quantities`), a
+            :class:`Quantity`, or any elementwise JAX function (its positional parameter names
+            are the axis names; outputs: one array or a tuple).
+        grid: A dict of named axes, parameter name → 1-D array (cartesian product, in the order
+            of the quantity's parameters) or scalar (held fixed); or
+            :func:`fisherrdp.scan.points` for an explicit list of points.
+        chunk: Points per block: per device and call (default: the quantity's CPU chunk, ×16 on
+            accelerators). A resumed store keeps its own chunk; a different one raises.
+        store: Path of a zarr store to write to and resume from.
+        dtype: ``"float32"`` or ``"float64"`` (default: float64, or float32 without x64).
+        progress: Show a tqdm progress bar (points/s, ETA) on process 0.
+
+    Returns:
+        A :class:`ScanResult`. With a store, outputs are read from it when first used (memory
+        during the scan is bounded by a few blocks whatever the grid size).
+
+    Raises:
+        ValueError: Unknown quantity (the message lists the registered ones), an axis that is
+            not a parameter, a missing parameter, an empty axis, NaN or a value out of a
+            parameter's range (the message names the axis), a bad dtype or chunk, or a store
+            made for another scan.
+
+    Examples:
+        >>> from fisherrdp.scan import scan
+        >>> r = scan("fisher", {"d": [1.0, 10.0], "theta": [0.5, 1.0, 2.0]}, progress=False)
+        >>> r.values.shape, r.dims
+        ((2, 3), ('d', 'theta'))
+        >>> float(r.values[1, 2]) > float(r.values[1, 0])
+        True
+    """
+    q = resolve(quantity)
+    dt = _working_dtype(dtype)
+    if chunk is not None and (int(chunk) != chunk or chunk < 1):
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    probe = make_layout(grid, q.params, 1)  # checks names, emptiness, NaN
+    q.check({**probe.coords, **probe.scalars})
+    if store is not None and chunk is None:
+        chunk = _stored_chunk(store)
+    chunk = int(chunk) if chunk is not None else default_chunk(q)
+    layout = make_layout(grid, q.params, chunk)
+    # Points per block and device: the chunk, or for a grid smaller than a chunk the next power
+    # of two (few distinct programs for small grids).
+    size = min(chunk, 1 << max(0, math.ceil(math.log2(max(layout.size, 1)))))
+    n_dev = engine.local_device_count()
+    outputs = _output_spec(q, layout, size, dt)
+    names = tuple(outputs)
+    pid, nproc = jax.process_index(), jax.process_count()
+
+    opened: Store | None = None
+    if store is not None:
+        check_existing(store, q.name, q.params, outputs, layout, dt)  # every process checks
+        if pid == 0:
+            opened = open_store(store, q.name, q.params, outputs, layout, dt, create=True)
+            if "chunk" not in opened.run_attributes():
+                opened.set_run_attributes({"chunk": chunk})
+        _barrier(f"fisherrdp-scan-open-{store}")
+        if pid != 0:
+            opened = open_store(store, q.name, q.params, outputs, layout, dt, create=False)
+        done = opened.done()
+    else:
+        done = np.zeros(layout.n_blocks, bool)
+    todo = [i for i in range(layout.n_blocks) if i % nproc == pid and not done[i]]
+    data = None if opened else {
+        n: np.full(layout.shape + extra, np.nan, d) for n, (d, extra) in outputs.items()
+    }
+
+    bar_total = sum(math.prod(s.stop - s.start for s in layout.block_slices(i)) for i in todo)
+    bar = _progress_bar(progress and pid == 0, bar_total, q.name)
+
+    # One block per device and call; the last call repeats its last block on idle devices.
+    groups = [todo[i : i + n_dev] for i in range(0, len(todo), n_dev)]
+
+    def make_inputs(group):
+        blocks = [layout.block_inputs(i, q.params, size, dt) for i in group]
+        blocks += [blocks[-1]] * (n_dev - len(group))
+        return [np.concatenate(columns) for columns in zip(*blocks)]
+
+    def consume(group, values):
+        for j, i in enumerate(group):
+            slices = layout.block_slices(i)
+            shape = tuple(s.stop - s.start for s in slices)
+            n = math.prod(shape)
+            parts = {name: v[j * size : j * size + n].reshape(shape + v.shape[1:])
+                     for name, v in zip(names, values)}
+            if opened is not None:
+                opened.write(i, slices, parts)
+            else:
+                for name, v in parts.items():
+                    data[name][slices] = v
+            bar.update(n)
+
+    start = time.perf_counter()
+    kernel = engine.sharded_kernel(q.fn)
+    _, compile_seconds = engine.run_pipelined(kernel, groups, make_inputs, consume)
+    computed = len(todo)
+    seconds = time.perf_counter() - start
+    bar.close()
+    computed_points = bar_total
+
+    if nproc > 1:
+        _barrier(f"fisherrdp-scan-done-{store}")
+        if opened is None:
+            data = _gather(layout, data)
+    attrs = _run_attributes(q, dt, chunk, size, layout, seconds, opened)
+    attrs.update(run_seconds=seconds, compile_seconds=compile_seconds,
+                 computed_points=computed_points)
+    if opened is not None and pid == 0:
+        opened.set_run_attributes(attrs)
+    return ScanResult(
+        quantity=q.name,
+        dims=layout.dims,
+        coords=layout.coords,
+        scalars=layout.scalars,
+        attrs=attrs,
+        outputs=names,
+        computed_blocks=computed,
+        resumed_blocks=int(done.sum()),
+        store=store,
+        _data=data,
+    )
+
+
+def _stored_chunk(path: str) -> int | None:
+    """The chunk a store was made with (``None`` if there is no store yet)."""
+    from fisherrdp._src.scan.store import _zarr
+
+    try:
+        group = _zarr().open_group(path, mode="r")
+    except Exception:
+        return None
+    run = dict(group.attrs.get("fisherrdp_run", {}))
+    return int(run["chunk"]) if "chunk" in run else None
+
+
+def _gather(layout: Layout, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every process's blocks, on every process (no store): all-gather, then pick by owner."""
+    from jax.experimental import multihost_utils
+
+    nproc = jax.process_count()
+    out = {}
+    for name, local in data.items():
+        everyone = np.asarray(multihost_utils.process_allgather(local))
+        merged = np.empty_like(local)
+        for i in range(layout.n_blocks):
+            s = layout.block_slices(i)
+            merged[s] = everyone[i % nproc][s]
+        out[name] = merged
+    return out
+
+
+def _run_attributes(q, dt, chunk, size, layout, seconds, opened) -> dict[str, Any]:
+    import fisherrdp
+
+    devices = jax.local_devices()
+    previous = opened.run_attributes() if opened is not None else {}
+    return {
+        "quantity": q.name,
+        "source": q.source,
+        "params": list(q.params),
+        "fisherrdp_version": fisherrdp.__version__,
+        "jax_version": jax.__version__,
+        "devices": [str(d) for d in devices],
+        "platform": devices[0].platform,
+        "processes": jax.process_count(),
+        "dtype": str(dt),
+        "chunk": int(chunk),
+        "compiled_size": int(size),
+        "blocks": int(layout.n_blocks),
+        "points": int(layout.size),
+        "seconds": float(previous.get("seconds", 0.0)) + seconds,
+    }
+
+
+class _NoBar:
+    def update(self, n):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress_bar(enabled: bool, total: int, name: str):
+    if not enabled:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="pt", unit_scale=True, desc=f"scan {name}", smoothing=0.1)
+
+
+def load(store: str) -> ScanResult:
+    """The result held in a scan store (finished blocks; unfinished points are NaN).
+
+    Args:
+        store: Path of a zarr store written by :func:`scan`.
+
+    Raises:
+        ValueError: If ``store`` is not a fisherrdp scan store.
+    """
+    from fisherrdp._src.scan.store import _IDENTITY, _zarr
+
+    group = _zarr().open_group(store, mode="r")
+    if _IDENTITY not in group.attrs:
+        raise ValueError(f"{store!r} is not a fisherrdp scan store")
+    identity = dict(group.attrs[_IDENTITY])
+    run = dict(group.attrs.get("fisherrdp_run", {}))
+    dims = tuple(identity["dims"])
+    coords_names = identity["params"] if identity["explicit"] else dims
+    coords = {n: np.asarray(group[n][...]) for n in coords_names if n in group}
+    done = np.asarray(group["progress/done"][...]).astype(bool)
+    return ScanResult(
+        quantity=identity["quantity"],
+        dims=dims,
+        coords=coords,
+        scalars=dict(identity["scalars"]),
+        attrs=run,
+        outputs=tuple(identity["outputs"]),
+        resumed_blocks=int(done.sum()),
+        store=store,
+    )

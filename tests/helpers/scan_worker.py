@@ -1,0 +1,41 @@
+"""Runs scans in a fresh process for tests/test_scan.py (several devices or processes).
+
+Usage: python scan_worker.py OUT.npz DEVICES [PROCESS_ID NUM_PROCESSES PORT STORE]
+
+``DEVICES`` host CPU devices are made with ``XLA_FLAGS`` before JAX is imported. With the
+process arguments the process joins ``jax.distributed`` on localhost and scans ``fisher`` into
+``STORE`` and without a store; otherwise it scans the grids of :data:`GRIDS`.
+"""
+
+import os
+import sys
+
+out, devices = sys.argv[1], int(sys.argv[2])
+os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+os.environ["JAX_PLATFORMS"] = "cpu"
+
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+if len(sys.argv) > 3:
+    pid, nproc, port = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    jax.distributed.initialize(f"localhost:{port}", num_processes=nproc, process_id=pid)
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers.scan_grids import GRIDS  # noqa: E402
+
+from fisherrdp.scan import scan  # noqa: E402
+
+results = {"local_devices": np.array(len(jax.local_devices()))}
+if len(sys.argv) > 3:
+    name, grid, chunk = GRIDS["fisher"]
+    stored = scan(name, grid, chunk=chunk, store=sys.argv[6], progress=False)
+    results["stored"] = stored.values
+    results["stored_computed"] = np.array(stored.computed_blocks)
+    results["gathered"] = scan(name, grid, chunk=chunk, progress=False).values
+else:
+    for key, (name, grid, chunk) in GRIDS.items():
+        results[key] = scan(name, grid, chunk=chunk, progress=False).values
+np.savez(out, **results)

@@ -1,0 +1,88 @@
+"""float32 scans agree with float64 scans of the same points, to a tolerance set by float32's eps.
+
+Only kernels that compile quickly (about 25 s for all, cold, on a 2-core CPU); every registered
+quantity is measured by ``benchmarks/accuracy_scan_float32.py``, whose numbers justify the
+factors below. The inputs are rounded to float32 first, so both scans see the same points and
+only the arithmetic differs.
+"""
+
+import numpy as np
+import pytest
+
+from fisherrdp.fisher import ncx2_amplitude_fisher
+from fisherrdp.scan import points, scan
+
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+def _both(quantity, **cols):
+    cols = {k: np.asarray(np.asarray(v, np.float32), np.float64) for k, v in cols.items()}
+    grid = points(**cols)
+    r64 = scan(quantity, grid, chunk=16, dtype="float64", progress=False)
+    r32 = scan(quantity, grid, chunk=16, dtype="float32", progress=False)
+    return cols, r64, r32
+
+
+def _mixed_error(got, ref):
+    """|got - ref| / max(1, |ref|): relative, but absolute near 0 (for logarithms)."""
+    got = np.asarray(got, np.float64)
+    return np.abs(got - ref) / np.maximum(1.0, np.abs(ref))
+
+
+def test_log_bessel_i_float32():
+    # Measured (benchmark, 48 points, v in [0, 5e3], x in [0, 1e4]): at most 4.8 eps32; the
+    # largest, 4 eps32 = 2^-21, is a constant offset of log I_0(x) for x <~ 1 (also at x = 0).
+    v = [0.0, 0.0, 0.0, 0.5, 0.5, 1.0, 3.5, 10.0, 49.0, 49.0, 200.0, 200.0, 1e3, 1e3, 4999.0, 0.1]
+    x = [0.0, 1e-3, 1.0, 1e-3, 30.0, 1e4, 7.0, 0.2, 50.0, 2e3, 1.0, 300.0, 10.0, 1e4, 50.0, 1e3]
+    _, r64, r32 = _both("log_bessel_i", v=v, x=x)
+    got, ref = r32.values, r64.values
+    assert got.dtype == np.float32
+    assert np.isfinite(ref).all() and np.isfinite(got).all()
+    assert _mixed_error(got, ref).max() <= 16 * EPS32
+
+
+def test_ncx2_logpdf_float32():
+    # Measured (benchmark, 48 points, df and nc up to 1e4, x from mean - 4 sd to mean + 8 sd):
+    # at most 68 eps32 (8.1e-6 at x = 11663, df = 7835, nc = 2724: the absolute error grows with
+    # the size of the cancelling terms, ~x/2). With df, nc <= 1e3 as here: at most 4.9 eps32.
+    df = np.array([1.0, 1.0, 2.0, 3.0, 5.0, 10.0, 10.0, 50.0, 100.0, 100.0, 300.0, 1e3, 1e3,
+                   1.5, 7.0, 20.0])
+    nc = np.array([0.0, 4.0, 0.25, 100.0, 1.0, 0.0, 900.0, 25.0, 1e3, 0.01, 400.0, 1e3, 10.0,
+                   0.2, 50.0, 9.0])
+    z = np.array([-0.5, 1.0, 2.0, -2.0, 0.0, 4.0, -3.0, 1.5, 6.0, -1.0, 3.0, -3.5, 0.5, -0.9,
+                  8.0, 2.5])
+    x = np.maximum(df + nc + z * np.sqrt(2 * (df + 2 * nc)), 1e-3)
+    x[13], df[13], nc[13] = 0.00194, 1.74646, 0.193488  # near x = 0 with df < 2: 1.3 eps32
+    _, r64, r32 = _both("ncx2_logpdf", x=x, df=df, nc=nc)
+    got, ref = r32.values, r64.values
+    assert got.dtype == np.float32
+    assert np.isfinite(ref).all() and np.isfinite(got).all()
+    assert _mixed_error(got, ref).max() <= 32 * EPS32
+
+
+@pytest.fixture(scope="module")
+def fisher_scans():
+    # The function itself rather than the registered "fisher", which also computes the error
+    # estimate (a second quadrature: twice the compile time); the benchmark covers that one.
+    d = np.array([1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 10.0, 50.0, 100.0, 100.0, 300.0, 1e3, 1e3,
+                  1.5, 20.0])
+    theta = np.array([0.01, 2.0, 0.5, 10.0, 1.0, 30.0, 0.0, 3.0, 7.0, 0.1, 20.0, 1.0, 30.0, 0.3,
+                      5.0, 15.0])
+    return _both(ncx2_amplitude_fisher, d=d, theta=theta)
+
+
+def test_fisher_float32(fisher_scans):
+    # The error model of fisherrdp.fisher (eps * (64 + 4 M), M the size of the terms of the log
+    # density, about theta^2 + d) with float32's eps. Measured on these points: at most 55 eps32
+    # (6.5e-6), where the tolerance is 64 + 4(theta^2 + d) >= 68 eps32.
+    cols, r64, r32 = fisher_scans
+    got, ref = np.asarray(r32.values, np.float64), r64.values
+    assert np.isfinite(ref).all() and np.isfinite(got).all()
+    tol = EPS32 * (64.0 + 4.0 * (cols["theta"] ** 2 + cols["d"]))
+    ok = np.abs(got - ref) <= tol * np.abs(ref)
+    assert ok.all(), list(zip(cols["d"][~ok], cols["theta"][~ok]))
+
+
+def test_fisher_float32_dtype(fisher_scans):
+    _, _, r32 = fisher_scans
+    assert r32.values.dtype == np.float32
