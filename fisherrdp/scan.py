@@ -9,9 +9,13 @@ back as a :class:`ScanResult` (``.to_xarray()``, ``.to_numpy()``); :func:`load` 
 
 Example:
     >>> from fisherrdp.scan import scan
-    >>> r = scan("renyi", {"alpha": 2.0, "d": [10.0, 100.0], "a": 1.0, "b": 0.5}, progress=False)
+    >>> r = scan("theorem_5_2", {"alpha": 2.0, "d": [10.0, 100.0], "C": 1.0, "delta": 0.5},
+    ...          progress=False)
     >>> r.dims, r.values.shape
     (('d',), (2,))
+    >>> ds = r.to_xarray()
+    >>> ds.attrs["quantity"], float(ds["C"])
+    ('theorem_5_2', 1.0)
 """
 
 from fisherrdp._src.scan.api import ScanResult, load, scan

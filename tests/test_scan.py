@@ -194,6 +194,12 @@ def test_mismatched_store_raises(tmp_path):
         scan(_product, {"x": [1.0, 2.0], "y": 1.0}, chunk=1, store=path, progress=False)
 
 
+def test_axes_come_in_the_grid_order():
+    r = scan(_product, {"y": [1.0, 2.0], "x": [0.0, 1.0, 2.0]}, chunk=4, progress=False)
+    assert r.dims == ("y", "x")
+    np.testing.assert_array_equal(r.values, np.sin([[0.0, 1.0, 2.0]]) * np.array([[1.0], [2.0]]))
+
+
 def test_explicit_points():
     p = points(x=[0.0, 1.0, 2.0], y=[1.0, 2.0, 3.0])
     r = scan(_product, p, chunk=2, progress=False)
@@ -252,3 +258,41 @@ def test_bad_input_raises(quantity, grid, message):
 def test_bad_options_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         scan(_product, {"x": 1.0, "y": 1.0}, progress=False, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+
+
+def test_cli_scan_writes_resumes_and_summarizes(tmp_path, capsys):
+    import json
+
+    from fisherrdp._src import cli
+
+    store, summary = str(tmp_path / "cli.zarr"), tmp_path / "s.json"
+    argv = ["scan", "fisher_upper_prop51", "--axis", "d=geom:10:1000:3", "--axis",
+            "theta=0.5,1,2", "--out", store, "--chunk", "4", "--json", str(summary),
+            "--no-progress"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "devices: 1 x cpu" in out and "points/s" in out
+    first = json.loads(summary.read_text())
+    assert first["dims"] == {"d": 3, "theta": 3}
+    assert first["blocks"] == {"computed": 3, "resumed": 0, "total": 3}
+    assert first["outputs"]["fisher_upper_prop51"]["non_finite"] == 0
+    assert cli.main(argv) == 0
+    again = json.loads(summary.read_text())
+    assert again["blocks"] == {"computed": 0, "resumed": 3, "total": 3}
+    assert again["outputs"] == first["outputs"]
+    np.testing.assert_array_equal(load(store).coords["d"], [10.0, 100.0, 1000.0])
+
+
+def test_cli_scan_list_and_errors(capsys):
+    from fisherrdp._src import cli
+
+    assert cli.main(["scan", "--list"]) == 0
+    assert "release_k1" in capsys.readouterr().out
+    assert cli.main(["scan", "fisher", "--axis", "d=geom:0:1:3", "--axis", "theta=1"]) == 2
+    assert "geom needs START, STOP > 0" in capsys.readouterr().err
+    assert cli.main(["scan", "fisher", "--axis", "d=2", "--axis", "dd=1"]) == 2
+    assert "'dd' is not a parameter" in capsys.readouterr().err

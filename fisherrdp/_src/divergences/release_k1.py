@@ -212,16 +212,23 @@ def _log_pu_from(u, d, nc, parts):
 
     The two cancellation-free forms of :func:`fisherrdp._src.distributions.ncx2._logpdf`
     (₀F₁ form for z ≤ max(30, d/2), Bessel form above), from one shared Bessel evaluation.
+    Far in the right tail, where y = e^u or y/θ² overflows (float32: from u ≈ 88, reached by
+    the level layout's nodes at n_syn ≈ 1), it is −inf (the density is e^{−y/2} there); such
+    nodes are evaluated at u = 0 (double ``where``: inf − inf and 0·inf would give NaN). y is
+    formed as exp(u) of the guarded u, so that XLA still simplifies log(y) to u (the χ²
+    log-density stays finite where e^u underflows, e.g. d = 1).
     """
-    y = jnp.exp(u)
     half = 0.5 * d
-    z = jnp.sqrt(nc * y)
+    z = jnp.sqrt(nc * jnp.exp(u))
     use_series = z <= jnp.maximum(SERIES_MAX_Z, half)
-    series = _central_logpdf(y, half) - 0.5 * nc + parts.log_0f1
     ncb = jnp.where(use_series, 1.0, nc)
+    tail = jnp.isinf(jnp.exp(u) / ncb)
+    u = jnp.where(tail, 0.0, u)
+    y = jnp.exp(u)
+    series = _central_logpdf(y, half) - 0.5 * nc + parts.log_0f1
     diff = jnp.sqrt(y) - jnp.sqrt(ncb)
     bessel = -_LOG2 - 0.5 * diff * diff + 0.5 * (half - 1.0) * jnp.log(y / ncb) + parts.log_ive
-    return u + jnp.where(use_series, series, bessel)
+    return jnp.where(tail, -jnp.inf, u + jnp.where(use_series, series, bessel))
 
 
 def _l_over_args(r, d, a, b):

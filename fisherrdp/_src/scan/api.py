@@ -163,8 +163,8 @@ def scan(
         quantity: A registered name (see :func:`fisherrdp.scan.quantities`), a
             :class:`Quantity`, or any elementwise JAX function (its positional parameter names
             are the axis names; outputs: one array or a tuple).
-        grid: A dict of named axes, parameter name → 1-D array (cartesian product, in the order
-            of the quantity's parameters) or scalar (held fixed); or
+        grid: A dict of named axes, parameter name → 1-D array (cartesian product; the
+            result's axes come in the dict's order) or scalar (held fixed); or
             :func:`fisherrdp.scan.points` for an explicit list of points.
         chunk: Points per block: per device and call (default: the quantity's CPU chunk, ×16 on
             accelerators). A resumed store keeps its own chunk; a different one raises.
@@ -184,11 +184,12 @@ def scan(
 
     Examples:
         >>> from fisherrdp.scan import scan
-        >>> r = scan("fisher", {"d": [1.0, 10.0], "theta": [0.5, 1.0, 2.0]}, progress=False)
+        >>> r = scan("fisher_upper_prop51", {"d": [10.0, 100.0], "theta": [0.5, 1.0, 2.0]},
+        ...          progress=False)
         >>> r.values.shape, r.dims
         ((2, 3), ('d', 'theta'))
-        >>> float(r.values[1, 2]) > float(r.values[1, 0])
-        True
+        >>> print(f"{r.values[0, 2]:.6f}")  # 2θ²/(2θ² + d − 3) at d = 10, θ = 2
+        0.533333
     """
     q = resolve(quantity)
     dt = _working_dtype(dtype)

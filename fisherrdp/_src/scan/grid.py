@@ -205,7 +205,8 @@ def make_layout(grid: Mapping[str, Any] | Points, params: Sequence[str], chunk: 
     for name, v in values.items():
         if v.ndim > 1:
             raise ValueError(f"axis {name!r} must be 1-D or a scalar, got shape {v.shape}")
-    dims = tuple(name for name in params if values[name].ndim == 1)
+    # Dimensions in the order the grid gives its axes (the result's axis order).
+    dims = tuple(name for name in given if values[name].ndim == 1)
     scalars = {name: float(values[name]) for name in params if values[name].ndim == 0}
     coords = {name: values[name] for name in dims}
     shape = tuple(len(coords[d]) for d in dims)
