@@ -14,30 +14,18 @@ import math
 import os
 import sys
 
+import numpy as np
+
 NAME = "account"
 HELP = "RDP and (ε, δ) of a synthetic-data release, side by side with the model release"
 
 #: Orders shown in the table.
 STANDARD_ALPHAS = (1.5, 2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-#: Orders used for the RDP → (ε, δ) conversion rows.
-CONVERSION_ALPHAS = (
-    1.1,
-    1.25,
-    1.5,
-    2.0,
-    2.5,
-    3.0,
-    4.0,
-    6.0,
-    8.0,
-    12.0,
-    16.0,
-    24.0,
-    32.0,
-    64.0,
-    128.0,
-    256.0,
-)
+#: Orders used for the RDP → (ε, δ) conversion rows: 64 orders, geometric in α − 1 from 0.05
+#: to 4095 (consecutive orders 20% apart, so ε is within ~0.5% of the optimum over all orders).
+#: A synthetic release's RDP is small and its optimal order large: ~340 at d = 100,
+#: sensitivity 0.1, δ = 1e-5.
+CONVERSION_ALPHAS = tuple(1.0 + np.geomspace(0.05, 4095.0, 64))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
