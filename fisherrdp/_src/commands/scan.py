@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="an axis: geom:START:STOP:NUM, lin:START:STOP:NUM, V1,V2,... or a value",
     )
     parser.add_argument("--out", metavar="PATH", help="zarr store to write (and resume from)")
-    parser.add_argument("--chunk", type=int, help="points per compiled call")
+    parser.add_argument("--chunk", type=int, help="points per block (per device and call)")
     parser.add_argument("--dtype", choices=("float32", "float64"), help="working precision")
     parser.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     parser.add_argument("--plot", metavar="PATH", help="draw a 1-D or 2-D scan's first output")
