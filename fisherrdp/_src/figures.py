@@ -45,8 +45,8 @@ import numpy as np
 
 from fisherrdp import bounds
 from fisherrdp._src.accounting.synthetic import _release_renyi_pair, _renyi_pair
+from fisherrdp._src.divergences.release_k1 import check_release_args
 from fisherrdp._src.scan.engine import map_points
-from fisherrdp._src.validation import check_concrete
 from fisherrdp.fisher import ncx2_amplitude_fisher
 
 __all__ = [
@@ -458,11 +458,7 @@ def _renyi_release(alpha, d, n_syn, a, b) -> np.ndarray:
     ``n_syn = inf`` are ``renyi_ncx2``'s, as in ``renyi_release_k1``)."""
     shaped = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (alpha, d, n_syn, a, b)))
     alpha, d, n_syn, a, b = (x.ravel() for x in shaped)
-    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)  # as renyi_release_k1
-    check_concrete("d", d, lower=1.0)
-    check_concrete("n_syn", n_syn, lower=1.0)
-    check_concrete("a", a, lower=0.0)
-    check_concrete("b", b, lower=0.0)
+    check_release_args(False, alpha, d, n_syn, a, b)
     flat = np.empty(alpha.shape)
     finite = ~np.isposinf(n_syn)
     if finite.any():

@@ -736,11 +736,7 @@ def renyi_release_k1(
       >>> print(f"{float(renyi_release_k1(2.0, 5.0, 10.0, 2.0, 1.5)):.5f}")  # MATH.md §3
       0.09027
     """
-    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
-    check_concrete("d", d, lower=1.0)
-    check_concrete("n_syn", n_syn, lower=1.0)
-    check_concrete("a", a, lower=0.0)
-    check_concrete("b", b, lower=0.0)
+    check_release_args(False, alpha, d, n_syn, a, b)
     return _dispatch(False, alpha, d, n_syn, a, b)
 
 
@@ -781,12 +777,20 @@ def hockey_stick_release_k1(
       >>> print(f"{float(hockey_stick_release_k1(0.1, 5.0, 1.0, 2.0, 1.0)):.8f}")
       0.06687335
     """
-    check_concrete("eps", eps, lower=0.0)
+    check_release_args(True, eps, d, n_syn, a, b)
+    return _dispatch(True, eps, d, n_syn, a, b)
+
+
+def check_release_args(hockey, x, d, n_syn, a, b) -> None:
+    """The concrete-argument checks of ``renyi_release_k1`` (``hockey``: of the hockey stick)."""
+    if hockey:
+        check_concrete("eps", x, lower=0.0)
+    else:
+        check_concrete("alpha", x, lower=1.0, lower_inclusive=False)
     check_concrete("d", d, lower=1.0)
     check_concrete("n_syn", n_syn, lower=1.0)
     check_concrete("a", a, lower=0.0)
     check_concrete("b", b, lower=0.0)
-    return _dispatch(True, eps, d, n_syn, a, b)
 
 
 def _dispatch(hockey, x, d, n_syn, a, b):

@@ -101,7 +101,7 @@ def _netcdf_safe(attrs: Mapping[str, Any]) -> dict[str, Any]:
 def _output_spec(q: Quantity, layout: Layout, size: int, dtype) -> dict[str, tuple]:
     """Output names → (dtype, trailing shape), from the traced shapes of the kernel."""
     args = [jax.ShapeDtypeStruct((size,), dtype) for _ in q.params]
-    shapes = jax.eval_shape(lambda *xs: engine._as_tuple(q.fn(*xs)), *args)
+    shapes = jax.eval_shape(lambda *xs: engine.as_tuple(q.fn(*xs)), *args)
     names = q.outputs or (
         (q.name,) if len(shapes) == 1 else tuple(f"{q.name}_{i}" for i in range(len(shapes)))
     )
@@ -195,12 +195,11 @@ def scan(
     dt = _working_dtype(dtype)
     if chunk is not None and (int(chunk) != chunk or chunk < 1):
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
-    probe = make_layout(grid, q.params, 1)  # checks names, emptiness, NaN
-    q.check({**probe.coords, **probe.scalars})
     if store is not None and chunk is None:
         chunk = _stored_chunk(store)
     chunk = int(chunk) if chunk is not None else default_chunk(q)
-    layout = make_layout(grid, q.params, chunk)
+    layout = make_layout(grid, q.params, chunk)  # checks names, emptiness, NaN
+    q.check({**layout.coords, **layout.scalars})
     # Points per block and device: the chunk, or for a grid smaller than a chunk the next power
     # of two (few distinct programs for small grids).
     size = min(chunk, 1 << max(0, math.ceil(math.log2(max(layout.size, 1)))))

@@ -32,6 +32,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 __all__ = [
     "AXIS",
+    "as_tuple",
     "local_device_count",
     "local_mesh",
     "map_points",
@@ -58,7 +59,8 @@ def local_device_count() -> int:
     return len(jax.local_devices())
 
 
-def _as_tuple(out) -> tuple:
+def as_tuple(out) -> tuple:
+    """A kernel's outputs as a tuple (one array, or a tuple or list of them)."""
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
@@ -67,7 +69,7 @@ def _kernel(fn: Callable, static: tuple, mesh: Mesh) -> Callable:
     spec = PartitionSpec(AXIS)
 
     def body(*arrays):
-        return _as_tuple(fn(*arrays, *static))
+        return as_tuple(fn(*arrays, *static))
 
     # check_vma=False: the kernels are elementwise (no collectives), and some use custom_jvp
     # and while loops that the replication checker does not follow.

@@ -301,14 +301,8 @@ _TABLE: list[tuple] = [
 ] + [
     (name, getattr(bounds, name), None, _FISHER_D, 8192, f"{name.replace('_', ' ')} (d, theta)",
      ())
-    for name in (
-        "fisher_lower_prop51",
-        "fisher_upper_prop51",
-        "fisher_upper_quadratic",
-        "fisher_upper_idier_collewet",
-        "fisher_upper_poincare",
-        "fisher_upper_trivial",
-    )
+    for name in bounds.__all__
+    if name.startswith("fisher_")  # the closed-form Fisher bounds, all of (d, theta)
 ]
 
 
