@@ -1,11 +1,14 @@
 """fisherrdp: exact privacy-amplification numerics for synthetic data release, in JAX.
 
-Importing fisherrdp turns on float64 in JAX (see :mod:`fisherrdp._src.config`).
+Importing fisherrdp turns on float64 in JAX and JAX's persistent compilation cache in
+``~/.cache/fisherrdp`` (``FISHERRDP_CACHE_DIR`` moves it, ``FISHERRDP_NO_CACHE=1`` turns it off;
+see :mod:`fisherrdp._src.config`).
 """
 
-from fisherrdp._src.config import enable_x64_by_default as _enable_x64_by_default
+from fisherrdp._src import config as _config
 
-_enable_x64_by_default()
+_config.enable_x64_by_default()
+_config.enable_compilation_cache()
 
 from fisherrdp import bounds, divergences, fisher, scan, special, stats  # noqa: E402
 

@@ -22,8 +22,14 @@ jax.config.update("jax_enable_x64", True)
 _cache = os.environ.get(
     "FISHERRDP_TEST_JAX_CACHE", str(pathlib.Path(__file__).resolve().parent.parent / ".jax_cache")
 )
+# Processes that tests start (CLI commands, scan workers, benchmark children) import
+# fisherrdp, which would use the user's cache (~/.cache/fisherrdp): point them at the test
+# cache instead, or turn theirs off with this one, so that tests never write to the home folder.
 if _cache:
     jax.config.update("jax_compilation_cache_dir", _cache)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    os.environ["FISHERRDP_CACHE_DIR"] = _cache
+else:
+    os.environ["FISHERRDP_NO_CACHE"] = "1"
 
 import fisherrdp  # noqa: E402,F401

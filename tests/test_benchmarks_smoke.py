@@ -173,3 +173,16 @@ def test_bench_scan_smoke(tmp_path):
     assert row["one"]["points_per_s"] == entry["points_per_s"]
     assert row["speedup_all_over_one"] is None  # one configuration only
     assert r["rows"] == saved["rows"]
+
+
+def test_bench_compile_smoke(tmp_path):
+    """One small case: cold and warm processes, the program count and size, the JSON."""
+    bench = _load_bench(BENCH.with_name("bench_compile.py"))
+    out = tmp_path / "compile.json"
+    assert bench.main(["--only", "special.log_bessel_i", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["cases"]
+    assert row["case"] == "special.log_bessel_i"
+    assert row["value"] == pytest.approx(7.30428039501205, rel=1e-14)
+    assert row["programs"] >= 1 and row["hlo_instructions"] > 100
+    assert 0 < row["warm_s"] and 0 < row["cold_s"] and row["second_call_s"] < row["cold_s"]
+    assert row["cold_backend_compile_s"] > 0

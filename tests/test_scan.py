@@ -80,11 +80,12 @@ def four_devices(tmp_path_factory):
 
 # XLA:CPU compiles a program for several devices (num_partitions > 1) a little differently
 # from the same program for one device (pmap does the same), and the rounding moves: measured
-# 1.2e-14 relative for fisher (73 of 143 points differ, by <= 5.8e-16 absolute) and 9.9e-14
-# for renyi, both far inside the functions' accuracy against mpmath (1.3e-13, 4.7e-12). The
-# bounds below are those measurements with a factor 2. All multi-device runs share one program:
-# 2 processes x 2 devices and 1 process x 4 devices agree bit for bit (next test).
-ONE_VS_SEVERAL_DEVICES = {"fisher": 2.5e-14, "renyi": 2e-13, "release_k1": 2e-13}
+# 4.2e-14 relative for fisher (1.2e-14 before the Bessel core's loops were rolled), 9.9e-14 for
+# renyi and 8.0e-14 for release_k1, all far inside the functions' accuracy against mpmath
+# (1.3e-13, 4.7e-12, 4.9e-11). The bounds below are those measurements with a factor 2. All
+# multi-device runs share one program: 2 processes x 2 devices and 1 process x 4 devices agree
+# bit for bit (next test).
+ONE_VS_SEVERAL_DEVICES = {"fisher": 8.5e-14, "renyi": 2e-13, "release_k1": 1.6e-13}
 
 
 def test_sharded_scan_equals_one_device(one_device, four_devices):
@@ -118,10 +119,12 @@ def test_two_processes_make_the_store_of_one(one_device, four_devices, tmp_path)
     assert two.resumed_blocks == blocks
     assert two.attrs["processes"] == 2
     assert _rel(two["fisher"], four_devices["fisher"]) <= 1e-15
-    # Against the store of one process on one device (the error estimates, ~1e-20 where the
-    # quadrature is exact, are not compared relatively).
+    # Against the store of one process on one device. The error estimates are differences of
+    # two quadratures, i.e. rounding where the rule is exact, so they move as much as the values
+    # do (measured: 1.3e-14 absolute, values up to 0.9): the same bound, in absolute terms.
     assert _rel(two["fisher"], single["fisher"]) <= ONE_VS_SEVERAL_DEVICES["fisher"]
-    assert np.max(np.abs(two["fisher_error"] - single["fisher_error"])) <= 1e-15
+    moved = np.max(np.abs(two["fisher_error"] - single["fisher_error"]))
+    assert moved <= ONE_VS_SEVERAL_DEVICES["fisher"] * np.max(np.abs(single["fisher"]))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
+from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.special.bessel import bessel_ratio, log_bessel_ive, log_hyp0f1
 from fisherrdp._src.validation import check_concrete
 
@@ -198,5 +199,5 @@ def ncx2_amplitude_fisher(d: ArrayLike, theta: ArrayLike, *, return_error: bool 
     check_concrete("theta", theta, lower=0.0)
     d, theta = as_float_arrays(jnp.asarray(d), jnp.asarray(theta))
     if return_error:
-        return _fisher_with_error_vec(d, theta)
-    return _fisher_vec(d, theta)
+        return map_bucketed(_fisher_with_error_vec, d, theta)
+    return map_bucketed(_fisher_vec, d, theta)[0]

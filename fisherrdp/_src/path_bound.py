@@ -35,6 +35,7 @@ from jax.custom_derivatives import SymbolicZero
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
+from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.fisher import _fisher
 from fisherrdp._src.validation import check_concrete
 
@@ -197,8 +198,8 @@ def path_bound_ncx2(
     check_concrete("b", b, lower=0)
     arrays = as_float_arrays(alpha, d, a, b)
     if return_error:
-        return _path_bound_with_error_vec(*arrays)
-    return _path_bound_vec(*arrays)
+        return map_bucketed(_path_bound_with_error_vec, *arrays)
+    return map_bucketed(_path_bound_vec, *arrays)[0]
 
 
 @jax.jit

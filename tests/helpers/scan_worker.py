@@ -19,7 +19,9 @@ import jax  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 if len(sys.argv) > 3:
     pid, nproc, port = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    jax.distributed.initialize(f"localhost:{port}", num_processes=nproc, process_id=pid)
+    # Generous heartbeats: on 2 shared cores a compiling process can stall for a long time.
+    jax.distributed.initialize(f"localhost:{port}", num_processes=nproc, process_id=pid,
+                               heartbeat_timeout_seconds=600)
 
 import numpy as np  # noqa: E402
 

@@ -155,6 +155,8 @@ class SyntheticReleaseMechanism:
     sigma: float = 1.0
     sigma_z: float = 1.0
     n_syn: float = math.inf
+    #: Results already computed, per (quantity, argument): see :meth:`_memoized`.
+    _memo: dict = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         check_concrete("k", self.k, lower=1, integer=True)
@@ -257,6 +259,28 @@ class SyntheticReleaseMechanism:
             self._pair_epsilon, delta, symmetric=True, method="exact", host=True
         )
 
+    def _memoized(self, kind: tuple, grid: np.ndarray, compute) -> WorstCase:
+        """``compute(grid)``, reusing the rows of earlier calls on this mechanism.
+
+        k = 1: every argument's supremum (value, maximising pair, evidence) is independent of
+        the other arguments, so a second :meth:`rdp`, :meth:`privacy_profile` or :meth:`epsilon`
+        call computes only the arguments it has not seen and costs a dictionary lookup
+        otherwise. k > 1: the closed-form bounds are recomputed (microseconds).
+        """
+        if not self.exact:
+            return compute(grid)
+        missing = np.unique([x for x in grid.tolist() if (kind, x) not in self._memo])
+        if missing.size:
+            res = compute(missing)
+            for i, x in enumerate(missing.tolist()):
+                self._memo[kind, x] = (
+                    res.method, res.values[i], res.a[i], res.b[i], res.at_corner[i],
+                    res.interior_max[i],
+                )
+        rows = [self._memo[kind, x] for x in grid.tolist()]
+        columns = [np.array([row[j] for row in rows]) for j in range(1, 6)]
+        return WorstCase(grid, columns[0], columns[1], columns[2], rows[0][0], *columns[3:])
+
     def _bound_rdp(self, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(bound, which) for k > 1: min of the Fisher path bound and post-processing."""
         path = _fisher_path_bound(alphas, self.d / self.k, self.norm_bound, self.scaled_sensitivity)
@@ -293,13 +317,16 @@ class SyntheticReleaseMechanism:
         """
         check_concrete("alphas", alphas, lower=1, lower_inclusive=False, allow_nan=False)
         grid = np.atleast_1d(np.asarray(alphas, np.float64))
-        if self.exact:
-            res = self._worst_case(
-                self._pair_renyi, grid, symmetric=False, method="exact", evidence=evidence
-            )
-        else:
+
+        def compute(grid):
+            if self.exact:
+                return self._worst_case(
+                    self._pair_renyi, grid, symmetric=False, method="exact", evidence=evidence
+                )
             values, label = self._bound_rdp(grid)
-            res = _bound_result(grid, values, values, label=label)
+            return _bound_result(grid, values, values, label=label)
+
+        res = self._memoized(("rdp", evidence), grid, compute)
         return res if details else _shaped(res.values, alphas)
 
     def privacy_profile(self, eps: ArrayLike, *, details: bool = False):
@@ -319,15 +346,18 @@ class SyntheticReleaseMechanism:
         """
         check_concrete("eps", eps, lower=0, allow_nan=False)
         grid = np.atleast_1d(np.asarray(eps, np.float64))
-        if self.exact:
-            res = self._worst_case(self._pair_profile, grid, symmetric=True, method="exact")
-        else:
+
+        def compute(grid):
+            if self.exact:
+                return self._worst_case(self._pair_profile, grid, symmetric=True, method="exact")
             rdp, _ = self._bound_rdp(CONVERSION_ALPHAS)
             a = CONVERSION_ALPHAS[None, :]
             log_delta = (a - 1) * (rdp[None, :] - grid[:, None] + np.log1p(-1 / a)) - np.log(a)
             converted = np.exp(np.minimum(log_delta.min(axis=1), 0.0))
             model = np.atleast_1d(self.model_release_privacy_profile(grid))
-            res = _bound_result(grid, converted, model)
+            return _bound_result(grid, converted, model)
+
+        res = self._memoized(("privacy_profile",), grid, compute)
         return res if details else _shaped(res.values, eps)
 
     def epsilon(self, delta: ArrayLike, *, details: bool = False):
@@ -349,13 +379,16 @@ class SyntheticReleaseMechanism:
         """
         _check_probability("delta", delta)
         grid = np.atleast_1d(np.asarray(delta, np.float64))
-        if self.exact:
-            res = self._exact_epsilon(grid)
-        else:
+
+        def compute(grid):
+            if self.exact:
+                return self._exact_epsilon(grid)
             rdp, _ = self._bound_rdp(CONVERSION_ALPHAS)
             converted = np.array([rdp_to_dp(CONVERSION_ALPHAS, rdp, x)[0] for x in grid])
             model = np.atleast_1d(self.model_release_epsilon(grid))
-            res = _bound_result(grid, converted, model)
+            return _bound_result(grid, converted, model)
+
+        res = self._memoized(("epsilon",), grid, compute)
         return res if details else _shaped(res.values, delta)
 
     # -- the model release (Gaussian mechanism) ------------------------------------------------

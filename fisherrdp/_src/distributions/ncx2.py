@@ -111,6 +111,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
+from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.special.bessel import (
     _HALF_LOG_2PI,
     _log_bessel_ive,
@@ -125,6 +126,10 @@ SERIES_MAX_Z = 30.0
 STIRLING_MIN_A = 20.0
 
 _LOG2 = math.log(2.0)
+
+#: Largest chunks of eager calls (``map_bucketed``): log-density, and the tail integrals.
+BUCKET_CAP = 1 << 16
+TAIL_BUCKET_CAP = 1 << 12
 
 #: Gauss–Legendre nodes per panel, and panel edges (fractions of the span, graded towards the
 #: start, where a narrow peak may sit at the start of a long slowly decaying integrand), of the
@@ -194,6 +199,9 @@ def _logpdf(x: jax.Array, df: jax.Array, nc: jax.Array) -> jax.Array:
     return jnp.where(valid, out, jnp.nan)
 
 
+_logpdf_jit = jax.jit(_logpdf)
+
+
 def logpdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
     r"""Log-density of the non-central chi-square law, SciPy's ``ncx2.logpdf(x, df, nc)``.
 
@@ -234,8 +242,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
       True
     """
     _check(df, nc)
-    x, df, nc = jnp.broadcast_arrays(*as_float_arrays(x, df, nc))
-    return _logpdf(x, df, nc)
+    return map_bucketed(_logpdf_jit, *as_float_arrays(x, df, nc), cap=BUCKET_CAP)[0]
 
 
 def pdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
@@ -381,8 +388,7 @@ _log_cdf_sf_jit = jax.jit(_log_cdf_sf)
 
 def _log_cdf_sf_public(x, df, nc):
     _check(df, nc)
-    x, df, nc = jnp.broadcast_arrays(*as_float_arrays(x, df, nc))
-    return _log_cdf_sf_jit(x, df, nc)
+    return map_bucketed(_log_cdf_sf_jit, *as_float_arrays(x, df, nc), cap=TAIL_BUCKET_CAP)
 
 
 def logcdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:

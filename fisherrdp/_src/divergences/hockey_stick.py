@@ -57,6 +57,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
+from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.distributions.ncx2 import _log_cdf_sf
 from fisherrdp._src.special.bessel import _ratio_and_log_0f1
 from fisherrdp._src.validation import check_concrete
@@ -162,8 +163,8 @@ _profile_jit = jax.jit(_profile)
 
 
 def _as_arrays(*args):
-    """Broadcast float arrays of one dtype (lists and scalars accepted)."""
-    return jnp.broadcast_arrays(*as_float_arrays(*(jnp.asarray(v) for v in args)))
+    """Float arrays of one dtype (lists and scalars accepted)."""
+    return as_float_arrays(*(jnp.asarray(v) for v in args))
 
 
 def _check(eps, d, a, b) -> None:
@@ -213,8 +214,7 @@ def hockey_stick_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) 
       0.0
     """
     _check(eps, d, a, b)
-    eps, d, a, b = _as_arrays(eps, d, a, b)
-    return _hockey_stick_jit(eps, d, a, b)
+    return map_bucketed(_hockey_stick_jit, *_as_arrays(eps, d, a, b))[0]
 
 
 def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
@@ -248,8 +248,7 @@ def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLik
       0.0600640291
     """
     _check(eps, d, a, b)
-    eps, d, a, b = _as_arrays(eps, d, a, b)
-    return _profile_jit(eps, d, a, b)
+    return map_bucketed(_profile_jit, *_as_arrays(eps, d, a, b))[0]
 
 
 @jax.jit
@@ -321,5 +320,4 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     check_concrete("d", d, lower=1.0)
     check_concrete("a", a, lower=0.0)
     check_concrete("b", b, lower=0.0)
-    delta, d, a, b = _as_arrays(delta, d, a, b)
-    return _epsilon_for_delta(delta, d, a, b)
+    return map_bucketed(_epsilon_for_delta, *_as_arrays(delta, d, a, b))[0]

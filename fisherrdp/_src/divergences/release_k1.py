@@ -135,6 +135,7 @@ from fisherrdp._src.divergences.renyi import (
     _renyi,
     renyi_ncx2,
 )
+from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.special.bessel import _bessel_core, _stirling_correction
 from fisherrdp._src.validation import check_concrete, is_tracer
 
@@ -170,6 +171,8 @@ MIN_CURVATURE = 1e-2
 DROP_MARGIN = 8.0
 #: Half degrees of freedom n/2 from which log p_W's constant uses Stirling's series.
 STIRLING_MIN = 20.0
+#: Largest chunk of an eager call (``map_bucketed``): each point holds ~1e5 inner nodes.
+BUCKET_CAP = 32
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
@@ -203,8 +206,8 @@ def _q(w, n):
 
 
 def _bessel(nu, z):
-    """Bessel parts at order ν, argument z (rolled loops: one compact call site)."""
-    return _bessel_core(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z, unroll=False)
+    """Bessel parts at order ν, argument z (one call site for every Bessel evaluation)."""
+    return _bessel_core(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z)
 
 
 def _log_pu_from(u, d, nc, parts):
@@ -796,14 +799,13 @@ def check_release_args(hockey, x, d, n_syn, a, b) -> None:
 def _dispatch(hockey, x, d, n_syn, a, b):
     """The jitted kernel; without the n_syn = inf branch (not compiled) when none is inf."""
     x, d, n, a, b = as_float_arrays(*(jnp.asarray(v) for v in (x, d, n_syn, a, b)))
-    flag = jnp.asarray(hockey)
-    if not any(is_tracer(v) for v in (x, d, n_syn, a, b)):
-        infinite = n == jnp.inf
-        if not bool(jnp.any(infinite)):
-            return _release_finite_vec(x, d, n, a, b, flag)
-        if bool(jnp.all(infinite)):  # the n_syn = inf limit alone
-            limit = hockey_stick_ncx2 if hockey else renyi_ncx2
-            return jnp.broadcast_to(
-                limit(x, d, a, b), jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
-            )
-    return _release_vec(x, d, n, a, b, flag)
+    if any(is_tracer(v) for v in (x, d, n_syn, a, b)):
+        return _release_vec(x, d, n, a, b, jnp.asarray(hockey))
+    infinite = n == jnp.inf
+    if bool(jnp.all(infinite)):  # the n_syn = inf limit alone
+        limit = hockey_stick_ncx2 if hockey else renyi_ncx2
+        return jnp.broadcast_to(
+            limit(x, d, a, b), jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
+        )
+    kernel = _release_vec if bool(jnp.any(infinite)) else _release_finite_vec
+    return map_bucketed(kernel, x, d, n, a, b, static=(bool(hockey),), cap=BUCKET_CAP)[0]

@@ -86,6 +86,7 @@ from fisherrdp._src.bounds import gaussian_renyi
 from fisherrdp._src.config import as_float_arrays
 from fisherrdp._src.distributions.ncx2 import _logpdf
 from fisherrdp._src.divergences._windows import window_search
+from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.special.bessel import _ratio_and_log_0f1
 from fisherrdp._src.validation import check_concrete
 
@@ -358,4 +359,4 @@ def renyi_ncx2(alpha: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> ja
     check_concrete("d", d, lower=1.0)
     check_concrete("a", a, lower=0.0)
     check_concrete("b", b, lower=0.0)
-    return _renyi_vec(*as_float_arrays(alpha, d, a, b))
+    return map_bucketed(_renyi_vec, *as_float_arrays(alpha, d, a, b))[0]

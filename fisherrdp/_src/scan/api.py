@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -129,8 +130,28 @@ def default_chunk(q: Quantity) -> int:
     return q.chunk * factor
 
 
+#: How long a process waits at a barrier for the others (they may still be compiling).
+BARRIER_TIMEOUT_S = 1800
+_barriers = itertools.count()
+
+
 def _barrier(name: str) -> None:
-    if jax.process_count() > 1:
+    """Wait for every process, on the coordination service of ``jax.distributed``.
+
+    A barrier there needs no device collective, so its wait is ours to set; a device
+    collective (``sync_global_devices``) sets up its Gloo context with a fixed 30 s wait, which
+    a process still compiling or importing can miss. Every process calls the barriers in the
+    same order, so a counter makes each name unique.
+    """
+    if jax.process_count() == 1:
+        return
+    from jax._src import distributed
+
+    client = distributed.global_state.client
+    name = f"{name}-{next(_barriers)}"
+    if client is not None and hasattr(client, "wait_at_barrier"):
+        client.wait_at_barrier(name, timeout_in_ms=BARRIER_TIMEOUT_S * 1000)
+    else:  # pragma: no cover - a JAX without the client's barrier
         from jax.experimental import multihost_utils
 
         multihost_utils.sync_global_devices(name)
@@ -202,7 +223,7 @@ def scan(
     q.check({**layout.coords, **layout.scalars})
     # Points per block and device: the chunk, or for a grid smaller than a chunk the next power
     # of two (few distinct programs for small grids).
-    size = min(chunk, 1 << max(0, math.ceil(math.log2(max(layout.size, 1)))))
+    size = engine.bucket_size(max(layout.size, 1), chunk)
     n_dev = engine.local_device_count()
     outputs = _output_spec(q, layout, size, dt)
     names = tuple(outputs)

@@ -17,16 +17,22 @@ verify``, ``fisherrdp figures`` and the accountant's worst-case searches all eva
 * **Pipelined.** Chunk *i + 1* is dispatched (JAX dispatch is asynchronous) before the results
   of chunk *i* are fetched, and the device-to-host copy of each result starts as soon as it is
   dispatched, so host work (building inputs, writing results) overlaps device compute.
+* **Shape buckets** (:func:`map_bucketed`): eager calls of the public elementwise functions
+  evaluate through :func:`map_points` with a chunk of 1, 2, 4, … points up to a cap (then
+  chunks of the cap), so calls with 3, 5 or 17 points reuse the programs of 4, 8 and 32 points
+  (or load them from the persistent compilation cache) instead of compiling one per shape.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
@@ -35,6 +41,8 @@ __all__ = [
     "as_tuple",
     "local_device_count",
     "local_mesh",
+    "bucket_size",
+    "map_bucketed",
     "map_points",
     "run_pipelined",
     "sharded_kernel",
@@ -179,3 +187,50 @@ def map_points(
 
     run_pipelined(sharded_kernel(fn, static), starts, make_inputs, consume)
     return tuple(np.concatenate(p) for p in zip(*parts))
+
+
+#: Largest chunk of :func:`map_bucketed` unless a function asks for another.
+BUCKET_CAP = 4096
+
+
+def bucket_size(n: int, cap: int = BUCKET_CAP) -> int:
+    """The chunk for ``n`` points per device: the next power of two, at most ``cap``.
+
+    >>> [bucket_size(n, 64) for n in (1, 3, 5, 17, 64, 1000)]
+    [1, 4, 8, 32, 64, 64]
+    """
+    return min(int(cap), 1 << max(0, int(n) - 1).bit_length())
+
+
+def map_bucketed(
+    fn: Callable, *arrays: Any, static: tuple[Hashable, ...] = (), cap: int = BUCKET_CAP
+) -> tuple:
+    """``fn(*arrays, *static)`` for elementwise ``fn``: eager calls padded to shape buckets.
+
+    Concrete arrays are broadcast together, flattened and evaluated by :func:`map_points` with
+    chunk :func:`bucket_size` of the points per device (padding repeats the last point), and
+    the outputs are reshaped to the broadcast shape (followed by each output's trailing axes).
+    Each element is computed by the same program whatever the number of points, so results
+    equal those of an unpadded call (one device; on several devices XLA may round a few
+    elements differently, ~1e-14). Under a JAX transformation (any argument a tracer),
+    ``fn`` is called directly.
+
+    Args:
+        fn: A jitted elementwise function (see :func:`sharded_kernel`).
+        arrays: Its array arguments, of one floating dtype, broadcastable together.
+        static: Hashable arguments after the arrays.
+        cap: The largest chunk (memory: kernels with many quadrature nodes per point use less).
+
+    Returns:
+        The outputs of ``fn`` as a tuple of ``jax.Array``.
+    """
+    if any(isinstance(a, jax.core.Tracer) for a in arrays):
+        return as_tuple(fn(*arrays, *static))
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    n = math.prod(shape)
+    if n == 0:
+        return as_tuple(fn(*(jnp.broadcast_to(a, shape) for a in arrays), *static))
+    flat = [np.broadcast_to(np.asarray(a), shape).reshape(-1) for a in arrays]
+    per_device = -(-n // local_device_count())
+    outputs = map_points(fn, flat, chunk=bucket_size(per_device, cap), static=static)
+    return tuple(jnp.asarray(o.reshape(shape + o.shape[1:])) for o in outputs)

@@ -1,0 +1,144 @@
+"""Start-up: the persistent compilation cache, shape buckets of eager calls, accountant memos.
+
+The cache tests run fresh Python processes (the cache is configured at import), with
+``FISHERRDP_CACHE_DIR`` pointing into a temporary folder; they compile ``log_bessel_i`` only,
+one of the smallest kernels (~1 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import jax
+import numpy as np
+import pytest
+
+from fisherrdp import divergences, fisher, special, stats
+from fisherrdp._src import config
+from fisherrdp._src.divergences.renyi import _renyi_vec
+from fisherrdp._src.scan.engine import bucket_size
+from fisherrdp._src.special.bessel import _log_bessel_i
+from fisherrdp.accounting import SyntheticReleaseMechanism
+
+_CHILD = """
+import json, time
+import jax
+from jax import monitoring
+events = []
+monitoring.register_event_listener(lambda event, **kw: events.append(event))
+import fisherrdp
+from fisherrdp import special
+value = float(special.log_bessel_i(3.5, 10.0))
+print(json.dumps({"dir": jax.config.jax_compilation_cache_dir, "value": value,
+                  "hits": events.count("/jax/compilation_cache/cache_hits"),
+                  "misses": events.count("/jax/compilation_cache/cache_misses")}))
+"""
+
+
+def _child(env_updates: dict[str, str | None]) -> dict:
+    env = dict(os.environ)
+    for name in ("FISHERRDP_CACHE_DIR", "FISHERRDP_NO_CACHE", "JAX_COMPILATION_CACHE_DIR",
+                 "XDG_CACHE_HOME"):
+        env.pop(name, None)
+    for name, value in env_updates.items():
+        if value is not None:
+            env[name] = value
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+                         text=True, check=True, timeout=300)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_cache_location_rules(monkeypatch, tmp_path):
+    for name in ("FISHERRDP_CACHE_DIR", "FISHERRDP_NO_CACHE", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert config.compilation_cache_dir() == tmp_path / "home" / ".cache" / "fisherrdp"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert config.compilation_cache_dir() == tmp_path / "xdg" / "fisherrdp"
+    monkeypatch.setenv("FISHERRDP_CACHE_DIR", str(tmp_path / "mine"))
+    assert config.compilation_cache_dir() == tmp_path / "mine"
+    monkeypatch.setenv("FISHERRDP_NO_CACHE", "1")
+    assert config.compilation_cache_dir() is None
+    monkeypatch.setenv("FISHERRDP_NO_CACHE", "0")
+    assert config.compilation_cache_dir() == tmp_path / "mine"
+
+
+def test_cache_is_filled_by_one_process_and_loaded_by_the_next(tmp_path):
+    cache = tmp_path / "cache"
+    first = _child({"FISHERRDP_CACHE_DIR": str(cache)})
+    assert first["dir"] == str(cache)
+    assert first["misses"] >= 1 and first["hits"] == 0
+    entries = [p for p in cache.iterdir() if p.name.endswith("-cache")]
+    assert entries, "the first process stored nothing"
+    second = _child({"FISHERRDP_CACHE_DIR": str(cache)})
+    assert second["hits"] >= 1 and second["misses"] == 0
+    assert second["value"] == first["value"]
+
+
+def test_cache_default_place_and_opt_out(tmp_path):
+    on = _child({"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert on["dir"] == str(tmp_path / "xdg" / "fisherrdp")
+    off = _child({"XDG_CACHE_HOME": str(tmp_path / "xdg2"), "FISHERRDP_NO_CACHE": "1"})
+    assert off["dir"] is None and off["hits"] == 0
+    assert not (tmp_path / "xdg2").exists()
+    # A directory configured before the import is the user's choice, and is kept.
+    mine = _child({"JAX_COMPILATION_CACHE_DIR": str(tmp_path / "jax")})
+    assert mine["dir"] == str(tmp_path / "jax")
+
+
+def test_bucket_sizes():
+    assert [bucket_size(n) for n in (1, 2, 3, 5, 8, 9, 17, 4096, 5000)] == [
+        1, 2, 4, 8, 8, 16, 32, 4096, 4096]
+    assert bucket_size(100, cap=32) == 32
+
+
+@pytest.mark.parametrize("n", [3, 5, 17])
+def test_bucketed_calls_equal_unpadded_calls(n):
+    rng = np.random.default_rng(n)
+    v = rng.uniform(0.0, 30.0, n)
+    x = 10.0 ** rng.uniform(-2.0, 3.0, n)
+    np.testing.assert_array_equal(special.log_bessel_i(v, x), _log_bessel_i(v, x))
+    a = rng.uniform(0.0, 3.0, n)
+    np.testing.assert_array_equal(divergences.renyi_ncx2(2.0, 10.0, a, 1.0),
+                                  _renyi_vec(2.0, 10.0, a, 1.0))
+
+
+def test_bucketed_calls_reuse_one_program():
+    """3 and 4 points share the 4-point program; shapes and dtypes come back as given."""
+    kernel = _log_bessel_i
+    before = kernel._cache_size()
+    special.log_bessel_i(np.arange(3.0), 2.0)
+    special.log_bessel_i(np.arange(4.0).reshape(2, 2), 2.0)
+    assert special.log_bessel_i(np.arange(4.0).reshape(2, 2), 2.0).shape == (2, 2)
+    assert special.log_bessel_i(np.float32([1.0, 2.0, 3.0]), np.float32(2.0)).dtype == np.float32
+    assert special.log_bessel_i(np.zeros((0, 3)), 1.0).shape == (0, 3)
+    # The eager path compiles the sharded wrapper, whose inner jit traces the kernel once per
+    # bucket and dtype: 4-point float64, 4-point float32 (the empty call runs unpadded).
+    assert kernel._cache_size() - before <= 3
+
+
+def test_bucketed_functions_keep_shapes_and_tuples():
+    value, err = fisher.ncx2_amplitude_fisher([[1.0, 200.0]], [0.3, 20.0], return_error=True)
+    assert value.shape == err.shape == (1, 2)
+    assert stats.ncx2.logsf(np.full((2, 3), 5.0), 3.0, 2.0).shape == (2, 3)
+
+
+def test_accountant_memoizes_per_mechanism():
+    mech = SyntheticReleaseMechanism(d=20, k=1, C=1.0, sensitivity=0.5)
+    first = mech.rdp([2.0, 4.0], details=True)
+    start = time.perf_counter()
+    again = mech.rdp([4.0, 2.0], details=True)
+    assert time.perf_counter() - start < 0.05
+    np.testing.assert_array_equal(again.values, first.values[::-1])
+    np.testing.assert_array_equal(again.a, first.a[::-1])
+    assert again.method == first.method == "exact"
+    # A new order is computed (and equals a fresh mechanism's value); equal mechanisms compare
+    # equal whatever their memos hold.
+    fresh = SyntheticReleaseMechanism(d=20, k=1, C=1.0, sensitivity=0.5)
+    assert fresh == mech
+    np.testing.assert_array_equal(mech.rdp([2.0, 8.0]), fresh.rdp([2.0, 8.0]))
