@@ -114,8 +114,7 @@ from fisherrdp._src.config import as_float_arrays
 from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.special.bessel import (
     _HALF_LOG_2PI,
-    _log_bessel_ive,
-    _log_hyp0f1,
+    _log_ive_and_0f1,
     _stirling_correction,
 )
 from fisherrdp._src.validation import check_concrete
@@ -176,21 +175,27 @@ def _logpdf(x: jax.Array, df: jax.Array, nc: jax.Array) -> jax.Array:
     z = jnp.sqrt(nc * xp)
     use_series = z <= jnp.maximum(SERIES_MAX_Z, a)
 
-    # ₀F₁ form (safe arguments where the Bessel form is used).
+    # Safe arguments of each form where the other is used.
     xs = jnp.where(use_series, xp, 1.0)
     ncs = jnp.where(use_series, nc, 0.0)
-    series = _central_logpdf(xs, a) - 0.5 * ncs + _log_hyp0f1(a, 0.25 * ncs * xs)
-
-    # Bessel form (safe arguments where the ₀F₁ form is used).
     xb = jnp.where(use_series, 1.0, xp)
     ncb = jnp.where(use_series, 1.0, nc)
-    diff = jnp.sqrt(xb) - jnp.sqrt(ncb)
-    bessel = (
-        -_LOG2
-        - 0.5 * diff * diff
-        + 0.5 * nu * jnp.log(xb / ncb)
-        + _log_bessel_ive(nu, jnp.sqrt(ncb * xb))
+    # One Bessel core for both forms: the ₀F₁ form's at (ν, 2√q, q) (as ``log_hyp0f1``), the
+    # Bessel form's at (ν, √(λx)) (as ``log_bessel_ive``).
+    q = 0.25 * ncs * xs
+    q_positive = q > 0.0
+    x_series = jnp.where(q_positive, 2.0 * jnp.sqrt(jnp.where(q_positive, q, 1.0)), 0.0)
+    x_bessel = jnp.sqrt(ncb * xb)
+    log_ive, log_0f1 = _log_ive_and_0f1(
+        nu,
+        jnp.where(use_series, x_series, x_bessel),
+        jnp.where(use_series, q, 0.25 * x_bessel * x_bessel),
+        use_series,
     )
+
+    series = _central_logpdf(xs, a) - 0.5 * ncs + log_0f1
+    diff = jnp.sqrt(xb) - jnp.sqrt(ncb)
+    bessel = -_LOG2 - 0.5 * diff * diff + 0.5 * nu * jnp.log(xb / ncb) + log_ive
 
     inside = jnp.where(use_series, series, bessel)
     at_zero = jnp.where(df < 2.0, jnp.inf, jnp.where(df == 2.0, -_LOG2 - 0.5 * nc, -jnp.inf))

@@ -304,6 +304,37 @@ def _ratio_and_log_0f1_jvp(primals, tangents):
     return jax.jvp(core, primals, tangents)
 
 
+@jax.custom_jvp
+def _log_ive_and_0f1(v: jax.Array, x: jax.Array, q: jax.Array, use_0f1: jax.Array):
+    """log(I_v(x) e^{−x}) and log ₀F₁(; v + 1; q), q = x²/4, from one evaluation of the core.
+
+    For callers that use one of the two per element (``use_0f1``: the second): one core in the
+    compiled program instead of one per output. Derivatives are those of
+    :func:`_log_i_and_ive` for the first output (∂ₓ by the identity) and of
+    :func:`_ratio_and_log_0f1` for the second, each taken at a safe argument (x = 1, resp.
+    x = 2, q = 1) where its output is not used, so that neither carries NaN or inf into a
+    gradient; under differentiation the unused entries of the outputs are those safe values.
+    """
+    parts = _bessel_core(v, x, q)
+    return parts.log_ive, parts.log_0f1
+
+
+@_log_ive_and_0f1.defjvp
+def _log_ive_and_0f1_jvp(primals, tangents):
+    v, x, q, use_0f1 = primals
+    v_dot, x_dot, q_dot, _ = tangents
+    zero = jnp.zeros_like(x)
+    (_, log_ive), (_, d_ive) = jax.jvp(
+        _log_i_and_ive, (v, jnp.where(use_0f1, 1.0, x)), (v_dot, jnp.where(use_0f1, zero, x_dot))
+    )
+    (_, log_0f1), (_, d_0f1) = jax.jvp(
+        _ratio_and_log_0f1,
+        (v, jnp.where(use_0f1, x, 2.0), jnp.where(use_0f1, q, 1.0)),
+        (v_dot, jnp.where(use_0f1, x_dot, zero), jnp.where(use_0f1, q_dot, zero)),
+    )
+    return (log_ive, log_0f1), (d_ive, d_0f1)
+
+
 @jax.jit
 def _bessel_ratio(v: jax.Array, x: jax.Array) -> jax.Array:
     ratio = _ratio_and_log_0f1(v, x, 0.25 * x * x)[0]
