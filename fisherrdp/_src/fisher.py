@@ -197,7 +197,7 @@ def ncx2_amplitude_fisher(d: ArrayLike, theta: ArrayLike, *, return_error: bool 
     """
     check_concrete("d", d, lower=1.0)
     check_concrete("theta", theta, lower=0.0)
-    d, theta = as_float_arrays(jnp.asarray(d), jnp.asarray(theta))
+    d, theta = as_float_arrays(d, theta)
     if return_error:
         return map_bucketed(_fisher_with_error_vec, d, theta)
     return map_bucketed(_fisher_vec, d, theta)[0]

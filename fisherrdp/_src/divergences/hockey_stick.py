@@ -162,11 +162,6 @@ _hockey_stick_jit = jax.jit(_hockey_stick)
 _profile_jit = jax.jit(_profile)
 
 
-def _as_arrays(*args):
-    """Float arrays of one dtype (lists and scalars accepted)."""
-    return as_float_arrays(*(jnp.asarray(v) for v in args))
-
-
 def _check(eps, d, a, b) -> None:
     check_concrete("eps", eps, lower=0.0)
     check_concrete("d", d, lower=1.0)
@@ -214,7 +209,7 @@ def hockey_stick_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) 
       0.0
     """
     _check(eps, d, a, b)
-    return map_bucketed(_hockey_stick_jit, *_as_arrays(eps, d, a, b))[0]
+    return map_bucketed(_hockey_stick_jit, *as_float_arrays(eps, d, a, b))[0]
 
 
 def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
@@ -248,7 +243,7 @@ def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLik
       0.0600640291
     """
     _check(eps, d, a, b)
-    return map_bucketed(_profile_jit, *_as_arrays(eps, d, a, b))[0]
+    return map_bucketed(_profile_jit, *as_float_arrays(eps, d, a, b))[0]
 
 
 @jax.jit
@@ -320,4 +315,4 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     check_concrete("d", d, lower=1.0)
     check_concrete("a", a, lower=0.0)
     check_concrete("b", b, lower=0.0)
-    return map_bucketed(_epsilon_for_delta, *_as_arrays(delta, d, a, b))[0]
+    return map_bucketed(_epsilon_for_delta, *as_float_arrays(delta, d, a, b))[0]

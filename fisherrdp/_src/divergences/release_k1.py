@@ -798,7 +798,7 @@ def check_release_args(hockey, x, d, n_syn, a, b) -> None:
 
 def _dispatch(hockey, x, d, n_syn, a, b):
     """The jitted kernel; without the n_syn = inf branch (not compiled) when none is inf."""
-    x, d, n, a, b = as_float_arrays(*(jnp.asarray(v) for v in (x, d, n_syn, a, b)))
+    x, d, n, a, b = as_float_arrays(x, d, n_syn, a, b)
     if any(is_tracer(v) for v in (x, d, n_syn, a, b)):
         return _release_vec(x, d, n, a, b, jnp.asarray(hockey))
     infinite = n == jnp.inf

@@ -233,4 +233,5 @@ def map_bucketed(
     flat = [np.broadcast_to(np.asarray(a), shape).reshape(-1) for a in arrays]
     per_device = -(-n // local_device_count())
     outputs = map_points(fn, flat, chunk=bucket_size(per_device, cap), static=static)
-    return tuple(jnp.asarray(o.reshape(shape + o.shape[1:])) for o in outputs)
+    # device_put, not jnp.asarray: the latter compiles a small program per output shape.
+    return tuple(jax.device_put(o.reshape(shape + o.shape[1:])) for o in outputs)
