@@ -12,8 +12,8 @@ Reported per quantity and output, over the points where the float64 value is fin
 * ``rel max`` / ``rel med``: max and median of ``|f32 - f64| / |f64|`` where
   ``|f64| >= finfo(float32).tiny`` (a smaller reference cannot be represented in float32), also
   as a multiple of ``eps32 = finfo(float32).eps = 1.19e-7`` (``max/eps32``);
-* ``mixed max``: max ``|f32 - f64| / max(1, |f64|)`` (the measure of ``accuracy_special.py``
-  for logarithms: absolute near 0, where a log of a number near 1 is small);
+* ``mixed max``: max ``|f32 - f64| / max(1, |f64|)`` (the measure of the special-function
+  accuracy tests for logarithms: absolute near 0, where a log of a number near 1 is small);
 * ``abs max (ref~0)``: max ``|f32 - f64|`` where ``|f64| < finfo(float32).tiny`` (``n0`` points);
 * ``f32 !fin``: float32 NaN/inf where float64 is finite (these points are left out of the errors
   above); ``f64 !fin``: points where the reference itself is not finite (not compared);

@@ -19,17 +19,111 @@ jax.config.update("jax_enable_x64", True)
 # e.g. renyi_ncx2 on 128 points, 28 s compile -> 6 s load). A clean clone starts with an empty
 # cache, so every kernel is still compiled at least once. Override the place with
 # FISHERRDP_TEST_JAX_CACHE (an empty value turns the cache off).
+#
+# The cache is turned on by fisherrdp's import, exactly as for a user (fisherrdp/_src/config.py):
+# the workers and every process the tests start (CLI commands, scan workers, benchmark children)
+# inherit FISHERRDP_CACHE_DIR, so all of them use one cache with the same settings (size bound,
+# file lock) and no test writes to the home folder. The settings must agree: JAX's size-bounded
+# cache keeps an access-time file beside each entry and cannot write into a directory holding
+# entries that an unbounded cache wrote without one.
 _cache = os.environ.get(
     "FISHERRDP_TEST_JAX_CACHE", str(pathlib.Path(__file__).resolve().parent.parent / ".jax_cache")
 )
-# Processes that tests start (CLI commands, scan workers, benchmark children) import
-# fisherrdp, which would use the user's cache (~/.cache/fisherrdp): point them at the test
-# cache instead, or turn theirs off with this one, so that tests never write to the home folder.
 if _cache:
-    jax.config.update("jax_compilation_cache_dir", _cache)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     os.environ["FISHERRDP_CACHE_DIR"] = _cache
 else:
     os.environ["FISHERRDP_NO_CACHE"] = "1"
 
-import fisherrdp  # noqa: E402,F401
+import fisherrdp  # noqa: F401  (turns the cache on, and float64)
+
+if jax.config.jax_compilation_cache_dir != (_cache or None):
+    raise RuntimeError(
+        "the tests' compilation cache is not in use (JAX_COMPILATION_CACHE_DIR set?): "
+        "choose it with FISHERRDP_TEST_JAX_CACHE instead"
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Accuracy claims: one place for the measured worst errors that README states and tests guard.
+
+import json
+
+import numpy as np
+import pytest
+
+ACCURACY_CLAIMS = pathlib.Path(__file__).resolve().parent / "fixtures" / "accuracy"
+#: A regression tolerance is this many times the worst error measured when the claim was made,
+#: and never below float64's machine epsilon (a claim measured at 0 or below one rounding of a
+#: unit value, e.g. an exact limit, still allows one rounding).
+REGRESSION_FACTOR = 10.0
+REGRESSION_FLOOR = float(np.finfo(np.float64).eps)
+_RECORD_DIR = os.environ.get("FISHERRDP_ACCURACY_REPORT", "")
+_recorded: dict[str, dict] = {}
+
+
+def load_accuracy_claims() -> dict[str, dict]:
+    """Every claim of ``tests/fixtures/accuracy/*.json``, by name (``AREA/...`` in AREA.json)."""
+    claims = {}
+    for path in sorted(ACCURACY_CLAIMS.glob("*.json")):
+        for name, claim in json.loads(path.read_text())["claims"].items():
+            assert name.split("/")[0] == path.stem, f"claim {name!r} belongs in {path.stem}.json"
+            claims[name] = claim
+    return claims
+
+
+class Accuracy:
+    """Checks a worst error against its claim in ``tests/fixtures/accuracy/AREA.json``.
+
+    Each claim has the worst error measured (``measured``), the documented target (``target``)
+    and the number of points. A test fails when the worst error exceeds
+    ``max(REGRESSION_FACTOR × measured, REGRESSION_FLOOR)`` (a regression: the change must say why, and re-measure with
+    ``python benchmarks/accuracy_report.py --update``) or the target. With
+    ``FISHERRDP_ACCURACY_REPORT=DIR`` (set by that script) the worst errors are recorded in DIR
+    and only the targets are asserted, so that a change can be measured before it is accepted.
+    """
+
+    def __init__(self):
+        self.claims = load_accuracy_claims()
+
+    def check(self, name: str, errors, *, where=None) -> None:
+        """Assert the worst of ``errors`` (absolute values) against claim ``name``.
+
+        Args:
+            name: ``AREA/...``, a claim of ``tests/fixtures/accuracy/AREA.json``.
+            errors: the errors at every point, in the claim's measure.
+            where: optional sequence of point descriptions, same length as ``errors``, shown
+                for the worst point when the check fails.
+        """
+        errors = np.abs(np.asarray(errors, dtype=np.float64)).ravel()
+        assert errors.size, f"{name}: no points"
+        assert np.isfinite(errors).all(), f"{name}: non-finite errors"
+        worst_index = int(np.argmax(errors))
+        worst = float(errors[worst_index])
+        at = "" if where is None else f" at {list(where)[worst_index]}"
+        claim = self.claims.get(name)
+        if _RECORD_DIR:
+            _recorded[name] = {"worst": worst, "points": int(errors.size)}
+        assert claim is not None, f"no accuracy claim {name!r} in tests/fixtures/accuracy/"
+        assert worst <= claim["target"], (
+            f"{name}: worst error {worst:.2e}{at} is above the documented target {claim['target']:.0e}"
+        )
+        if _RECORD_DIR:
+            return
+        tolerance = max(REGRESSION_FACTOR * claim["measured"], REGRESSION_FLOOR)
+        assert worst <= tolerance, (
+            f"{name}: worst error {worst:.2e}{at} is more than {REGRESSION_FACTOR:g}× the "
+            f"measured {claim['measured']:.1e} (README's number). If the change is meant, say why "
+            "and re-measure: python benchmarks/accuracy_report.py --update"
+        )
+
+
+@pytest.fixture(scope="session")
+def accuracy() -> Accuracy:
+    return Accuracy()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _RECORD_DIR and _recorded:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        path = pathlib.Path(_RECORD_DIR) / f"{worker}-{os.getpid()}.json"
+        path.write_text(json.dumps(_recorded, indent=1, sort_keys=True))

@@ -16,8 +16,7 @@ from fisherrdp.stats import ncx2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "ncx2_logpdf.json")
-SHARED_REFS = os.path.join(HERE, "..", "..", "shared", "refs", "ncx2_logpdf.json")
-TOL = 1e-12
+SHARED_REFS = os.path.join(HERE, "fixtures", "refs", "ncx2_logpdf.json")
 
 with open(FIXTURE) as fh:
     DATA = json.load(fh)
@@ -40,15 +39,11 @@ def fixture_errors():
     return x, df, nc, _errors(_logpdf_jit(x, df, nc), want)
 
 
-def _report(err, mask):
-    return f"worst {err[mask].max():.2e} over {mask.sum()} points" if mask.any() else "no points"
-
-
 @pytest.mark.parametrize(
     "regime",
     ["all", "small_z", "large_z", "left_tail", "right_tail", "tiny_x", "df1", "df1e4", "nc0", "nc1e6"],
 )
-def test_logpdf_matches_mpmath(fixture_errors, regime):
+def test_logpdf_matches_mpmath(fixture_errors, regime, accuracy):
     x, df, nc, err = fixture_errors
     z = np.sqrt(nc * x)
     mean, sd = df + nc, np.sqrt(2 * (df + 2 * nc))
@@ -65,16 +60,15 @@ def test_logpdf_matches_mpmath(fixture_errors, regime):
         "nc1e6": nc == 1e6,
     }[regime]
     assert mask.any()
-    assert err[mask].max() <= TOL, _report(err, mask)
+    where = [f"x={a!r}, df={b!r}, nc={c!r}" for a, b, c in zip(x[mask], df[mask], nc[mask])]
+    accuracy.check(f"ncx2_logpdf/{regime}", err[mask], where=where)
 
 
-@pytest.mark.skipif(not os.path.exists(SHARED_REFS), reason="shared reference values absent")
-def test_logpdf_matches_shared_refs():
+def test_logpdf_matches_shared_refs(accuracy):
     with open(SHARED_REFS) as fh:
         rows = json.load(fh)
     x, df, nc, want = _columns(rows, "x", "df", "nc", "logpdf")
-    err = _errors(_logpdf_jit(x, df, nc), want)
-    assert err.max() <= TOL
+    accuracy.check("ncx2_logpdf/public_refs", _errors(_logpdf_jit(x, df, nc), want))
 
 
 def test_logpdf_matches_scipy():

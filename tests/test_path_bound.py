@@ -13,7 +13,8 @@ from fisherrdp.fisher import ncx2_amplitude_fisher
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Exact D_α(χ²_d(a²) ‖ χ²_d(b²)) at mpmath precision: shared/refs/renyi_ncx2.json and MATH.md §2.
+# Exact D_α(χ²_d(a²) ‖ χ²_d(b²)) at mpmath precision: tests/fixtures/refs/renyi_ncx2.json (a copy
+# of the project's public reference set) and MATH.md §2.
 EXACT = [
     (2.0, 8.0, 1.5, 1.0, 0.07628727361294582),
     (10.0, 60.0, 2.0, 1.9, 0.005813801328168586),
@@ -46,10 +47,7 @@ SMALL_STEP = (3.0, 20.0, 2.0 + 1e-7, 2.0)
 
 
 def _shared_rows():
-    path = os.path.join(HERE, "..", "..", "shared", "refs", "renyi_ncx2.json")
-    if not os.path.exists(path):
-        return []
-    with open(path) as fh:
+    with open(os.path.join(HERE, "fixtures", "refs", "renyi_ncx2.json")) as fh:
         return [(r["alpha"], r["d"], r["a"], r["b"], r["renyi"]) for r in json.load(fh)]
 
 
@@ -88,8 +86,6 @@ def test_path_bound_is_above_the_exact_divergence(batch):
 
 
 def test_path_bound_is_above_the_shared_references(batch):
-    if not SHARED:
-        pytest.skip("shared/refs not beside the repository")
     assert (batch["shared"][0] >= np.array([row[4] for row in SHARED])).all()
 
 

@@ -40,8 +40,8 @@ every kernel of fisherrdp) at no measurable run-time cost; rolled and unrolled l
 stay unrolled Horner loops: rolled, they ran twice as slowly.
 
 The accuracy reached against 30+-digit mpmath references is asserted by
-``tests/test_special_accuracy.py`` and printed, regime by regime, by
-``benchmarks/accuracy_special.py``; speed against SciPy by ``benchmarks/bench_special.py``.
+``tests/test_special_accuracy.py`` (claims in ``tests/fixtures/accuracy/special.json``) and
+printed, regime by regime, by ``benchmarks/accuracy_report.py``; speed against SciPy by ``benchmarks/bench_special.py``.
 """
 
 from __future__ import annotations
