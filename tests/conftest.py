@@ -101,8 +101,10 @@ class Accuracy:
         worst = float(errors[worst_index])
         at = "" if where is None else f" at {list(where)[worst_index]}"
         claim = self.claims.get(name)
-        if _RECORD_DIR:
-            _recorded[name] = {"worst": worst, "points": int(errors.size)}
+        if _RECORD_DIR:  # a claim checked by several (parametrized) cases keeps its worst
+            old = _recorded.get(name, {"worst": -1.0, "points": 0})
+            _recorded[name] = {"worst": max(worst, old["worst"]),
+                               "points": old["points"] + int(errors.size)}
         assert claim is not None, f"no accuracy claim {name!r} in tests/fixtures/accuracy/"
         assert worst <= claim["target"], (
             f"{name}: worst error {worst:.2e}{at} is above the documented target {claim['target']:.0e}"

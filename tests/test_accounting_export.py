@@ -1,6 +1,7 @@
 """The accountant's outputs: dp_accounting export, ``fisherrdp account`` and its figures."""
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -8,7 +9,12 @@ import pytest
 from fisherrdp._src.cli import main
 from fisherrdp.accounting import SyntheticReleaseMechanism, to_dp_accounting_pld
 
-H = 1e-3
+H = 3e-4
+# The two-fold composition of the worst pair, from its definition in mpmath
+# (tests/fixtures/make_composition_fixtures.py).
+COMPOSITION = json.loads(
+    (pathlib.Path(__file__).parent / "fixtures" / "composition.json").read_text()
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +38,35 @@ def test_pld_brackets_the_exact_profile(mechanism, pld):
     assert np.all(pld_delta <= shifted * (1 + 1e-9) + 1e-15)
 
 
-def test_pld_epsilon_and_composition(mechanism, pld):
+def test_pld_epsilon(mechanism, pld):
     exact = mechanism.epsilon(1e-5)
     assert exact <= pld.get_epsilon_for_delta(1e-5) <= exact + H
-    composed = pld.self_compose(4)
-    assert composed.get_delta_for_epsilon(0.05) > pld.get_delta_for_epsilon(0.05)
+
+
+def test_pld_composition_brackets_the_exact_composition(mechanism, pld):
+    """Two-fold composition through dp_accounting against the exact two-fold composition.
+
+    The reference is E_{e^ε}(P⊗P‖Q⊗Q) for the worst pair (P, Q) = (χ²_d(a²), χ²_d(b²)), both
+    directions, computed in mpmath from the definition (a quadrature over the first draw of the
+    one-draw hockey-stick divergence at ε − L(x)). Each exported loss is rounded up by at most
+    h, so the composed loss by at most 2h: δ₂(ε) ≤ δ_PLD,2(ε) ≤ δ₂(ε − 2h) + the masses at +∞
+    (tail_mass 1e-15 per direction and dp_accounting's truncation, 1e-15 by default).
+    """
+    meta = COMPOSITION["meta"]
+    assert meta["h"] == H and meta["n"] == 2
+    assert (mechanism.d, mechanism.norm_bound) == (meta["d"], meta["a"])
+    assert mechanism.norm_bound - mechanism.scaled_sensitivity == pytest.approx(meta["b"])
+    exact = {row["eps"]: max(row["remove"], row["add"]) for row in COMPOSITION["rows"]}
+    composed = pld.self_compose(2)
+    checked = 0
+    for eps, lower in exact.items():
+        shifted = round(eps - 2 * H, 12)
+        if shifted not in exact:
+            continue
+        got = composed.get_delta_for_epsilon(eps)
+        assert lower * (1 - 1e-12) <= got <= exact[shifted] * (1 + 1e-12) + 1e-14, eps
+        checked += 1
+    assert checked >= 5
 
 
 def test_pld_rejects_cases_without_an_exact_pld():

@@ -1,14 +1,29 @@
-"""The synthetic-release accountant: SyntheticReleaseMechanism, the worst-pair search, calibrate_sigma.
+"""The synthetic-release accountant: SyntheticReleaseMechanism, worst-pair search, calibrate_sigma.
 
-Reference values: ``tests/fixtures/accounting_k1.json`` (mpmath, made by
-``tests/fixtures/make_accounting_fixtures.py``): the Rényi divergence and the privacy profile of
-the corner pair of three configurations, and the Rényi divergence at the middle of the boundary.
+Reference values: ``tests/fixtures/accounting_k1.json`` (40-digit mpmath, made by
+``tests/fixtures/make_accounting_fixtures.py``, which uses no fisherrdp code):
+
+* ``configs``: the Rényi divergence and the privacy profile of the corner pair of three
+  configurations, and the Rényi divergence at the middle of the boundary;
+* ``dense_search``: the worst pair of an independent dense search over the admissible set
+  (a lattice over {0 ≤ a, b ≤ C, |a − b| ≤ sensitivity} with its boundary, interior, edges and
+  both orders, evaluated in float64 and at the top in mpmath), for five mechanisms;
+* ``worked_example``: the README example's ε(δ) (exact profile, and the analytic Gaussian for
+  the model release) and the σ needed for ε = 1, each by mpmath root finding;
+
+and ``tests/fixtures/release_k1.json`` (``make_release_k1_fixtures.py``) for finite n_syn.
+Accuracy claims: ``tests/fixtures/accuracy/accounting.json``.
+
+Cost: the mechanisms of ``configs`` are shared by the tests (module fixture ``mechanisms``), and
+each memoizes its suprema, so the dense-search and README tests reuse the searches of the
+mpmath tests; finite n_syn runs one coarse search in the default run (see its test).
 """
 
 import dataclasses
 import json
 import math
 import os
+import re
 import warnings
 
 import jax.numpy as jnp
@@ -16,6 +31,7 @@ import numpy as np
 import pytest
 
 from fisherrdp import bounds
+from fisherrdp._src.accounting import synthetic, worst_case
 from fisherrdp._src.accounting.synthetic import _fisher_path_bound
 from fisherrdp._src.accounting.worst_case import sup_over_pairs
 from fisherrdp.accounting import (
@@ -25,63 +41,145 @@ from fisherrdp.accounting import (
     rdp_to_dp,
 )
 
-with open(os.path.join(os.path.dirname(__file__), "fixtures", "accounting_k1.json")) as fh:
-    CONFIGS = json.load(fh)["configs"]
+HERE = os.path.dirname(__file__)
+with open(os.path.join(HERE, "fixtures", "accounting_k1.json")) as fh:
+    _DATA = json.load(fh)
+CONFIGS = _DATA["configs"]
+DENSE = _DATA["dense_search"]
+EXAMPLE = _DATA["worked_example"]
+with open(os.path.join(HERE, "fixtures", "release_k1.json")) as fh:
+    RELEASE_RENYI = {
+        (r["alpha"], r["d"], r["n_syn"], r["a"], r["b"]): r["value"] for r in json.load(fh)["renyi"]
+    }
+with open(os.path.join(HERE, os.pardir, "README.md")) as fh:
+    README = fh.read()
 
-IDS = [f"d={c['d']}" for c in CONFIGS]
+
+def _key(entry):
+    return (entry["d"], entry["C"], entry["sensitivity"], entry["sigma"])
 
 
-def _mechanism(config):
-    return SyntheticReleaseMechanism(
-        config["d"], 1, config["C"], config["sensitivity"], sigma=config["sigma"]
-    )
+def _where(entry, name, x):
+    d, C, sensitivity, sigma = _key(entry)
+    return f"d={d} C={C} sensitivity={sensitivity} sigma={sigma} {name}={x}"
 
 
 @pytest.fixture(scope="module")
-def rdp_results():
+def mechanisms():
+    """The mechanism of a fixture entry, one instance per (d, C, sensitivity, σ) in this module:
+    each memoizes its suprema, so a search done by one test is not repeated by another."""
+    made = {}
+
+    def get(entry):
+        key = _key(entry)
+        if key not in made:
+            d, C, sensitivity, sigma = key
+            made[key] = SyntheticReleaseMechanism(d, 1, C, sensitivity, sigma=sigma)
+        return made[key]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def rdp_results(mechanisms):
     """One exact RDP search per configuration, at the fixture's orders."""
-    return [_mechanism(c).rdp([r["alpha"] for r in c["rdp"]], details=True) for c in CONFIGS]
+    return [mechanisms(c).rdp([r["alpha"] for r in c["rdp"]], details=True) for c in CONFIGS]
 
 
-@pytest.mark.parametrize("i", range(len(CONFIGS)), ids=IDS)
-def test_rdp_matches_mpmath_at_the_worst_pair(i, rdp_results):
-    config, res = CONFIGS[i], rdp_results[i]
-    expected = np.array([max(r["forward"], r["reverse"]) for r in config["rdp"]])
-    np.testing.assert_allclose(res.values, expected, rtol=1e-9, atol=0)
-    # Measured worst relative error 6.4e-13 (d = 1000); README example 4.4e-14.
-    assert res.method == "exact"
-    assert np.all(res.at_corner)
-    # The maximising pair, in raw units: (C, C - sensitivity), larger norm first.
-    np.testing.assert_allclose(res.a, config["C"])
-    np.testing.assert_allclose(res.b, config["C"] - config["sensitivity"])
-    # Evidence: interior pairs stay below; the independent mpmath mid-boundary values too.
-    assert np.all(res.interior_max <= res.values)
-    for mid in config["rdp_mid"]:
-        j = [r["alpha"] for r in config["rdp"]].index(mid["alpha"])
-        assert max(mid["forward"], mid["reverse"]) < expected[j]
+def test_rdp_matches_mpmath_at_the_worst_pair(rdp_results, accuracy):
+    errors, where = [], []
+    for config, res in zip(CONFIGS, rdp_results):
+        alphas = [r["alpha"] for r in config["rdp"]]
+        expected = np.array([max(r["forward"], r["reverse"]) for r in config["rdp"]])
+        errors += list(np.abs(res.values - expected) / expected)
+        where += [_where(config, "alpha", x) for x in alphas]
+        assert res.method == "exact"
+        assert np.all(res.at_corner)
+        # The maximising pair, in raw units: (C, C - sensitivity), larger norm first.
+        np.testing.assert_allclose(res.a, config["C"], rtol=1e-14)
+        np.testing.assert_allclose(res.b, config["C"] - config["sensitivity"], rtol=1e-14)
+        # Evidence: interior pairs stay below; the independent mpmath mid-boundary values too.
+        assert np.all(res.interior_max <= res.values)
+        for mid in config["rdp_mid"]:
+            assert max(mid["forward"], mid["reverse"]) < expected[alphas.index(mid["alpha"])]
+    accuracy.check("accounting/rdp", errors, where=where)
 
 
-@pytest.mark.parametrize("i", range(len(CONFIGS)), ids=IDS)
-def test_privacy_profile_matches_mpmath(i):
-    config = CONFIGS[i]
-    mech = _mechanism(config)
-    eps = np.array([p["eps"] for p in config["profile"]])
-    expected = np.array([p["delta"] for p in config["profile"]])
-    res = mech.privacy_profile(eps, details=True)
-    np.testing.assert_allclose(res.values, expected, rtol=1e-9, atol=1e-14)
-    assert np.all(res.at_corner)
+def test_privacy_profile_matches_mpmath(mechanisms, accuracy):
+    errors, where = [], []
+    for config in CONFIGS:
+        eps = np.array([p["eps"] for p in config["profile"]])
+        expected = np.array([p["delta"] for p in config["profile"]])
+        res = mechanisms(config).privacy_profile(eps, details=True)
+        errors += list(np.abs(res.values - expected) / expected)
+        where += [_where(config, "eps", x) for x in eps]
+        assert np.all(res.at_corner)
+    accuracy.check("accounting/profile", errors, where=where)
 
 
-def test_scalar_and_array_outputs():
-    mech = _mechanism(CONFIGS[0])
+def _against_dense_search(kind, results, accuracy):
+    """The library's supremum against the dense search's best pair (fixture ``dense_search``).
+
+    Where the fixture's best lattice pair is a corner (the lattice holds the optimum) the two
+    must agree, pair and value; elsewhere the library's finer search may only be higher.
+    """
+    errors, where = [], []
+    for entry, res in results:
+        for row, value, a, b in zip(entry[kind], res.values, res.a, res.b):
+            best = row["best"]
+            shortfall = (best["value"] - value) / best["value"]
+            if best["at_corner"]:
+                errors.append(abs(shortfall))
+                pair, expected_pair = [a, b], [best["a"], best["b"]]
+                if kind == "profile":  # symmetric in the pair: the order is not defined
+                    pair, expected_pair = sorted(pair), sorted(expected_pair)
+                np.testing.assert_allclose(pair, expected_pair, rtol=1e-14, atol=1e-15)
+            else:
+                errors.append(max(shortfall, 0.0))
+            where.append(
+                _where(entry, "alpha" if kind == "rdp" else "eps", row.get("alpha", row.get("eps")))
+            )
+    accuracy.check(f"accounting/worst_pair_{kind}", errors, where=where)
+
+
+def test_rdp_is_the_supremum_of_an_independent_dense_search(mechanisms, accuracy):
+    """Five mechanisms (d = 1 … 1000, sensitivity below and above C, α from 1.1 to 64)."""
+    results = [
+        (entry, mechanisms(entry).rdp([r["alpha"] for r in entry["rdp"]], details=True))
+        for entry in DENSE
+        if entry["rdp"]
+    ]
+    assert len(results) >= 5 and sum(len(e["rdp"]) for e, _ in results) >= 7
+    _against_dense_search("rdp", results, accuracy)
+
+
+def test_privacy_profile_is_the_supremum_of_an_independent_dense_search(mechanisms, accuracy):
+    results = [
+        (
+            entry,
+            mechanisms(entry).privacy_profile([r["eps"] for r in entry["profile"]], details=True),
+        )
+        for entry in DENSE
+        if entry["profile"]
+    ]
+    assert len(results) >= 5
+    _against_dense_search("profile", results, accuracy)
+
+
+def test_scalar_and_array_outputs(mechanisms):
+    mech = mechanisms(CONFIGS[0])
     assert isinstance(mech.rdp(2.0), float)
     assert mech.rdp([2.0, 4.0]).shape == (2,)
     np.testing.assert_allclose(np.asarray(mech.rdp([2.0, 4.0], details=True)), mech.rdp([2.0, 4.0]))
 
 
 @pytest.fixture(scope="module")
-def readme_mechanism():
-    return SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1, sigma=1.0)
+def readme_mechanism(mechanisms):
+    """The README's worked example, d = 100, k = 1, C = 1, sensitivity = 0.1, σ = 1: the
+    fixture's first configuration (shared, so that its searches are reused)."""
+    assert _key(CONFIGS[0]) == (100, 1.0, 0.1, 1.0)
+    assert (EXAMPLE["d"], EXAMPLE["C"], EXAMPLE["sensitivity"]) == (100, 1.0, 0.1)
+    return mechanisms(CONFIGS[0])
 
 
 def test_epsilon_inverts_the_profile(readme_mechanism):
@@ -94,7 +192,7 @@ def test_epsilon_inverts_the_profile(readme_mechanism):
     model = np.array([mech.model_release_epsilon(x) for x in deltas])
     assert np.all(res.values < model)
     alphas = np.geomspace(1.05, 512.0, 16)
-    rdp = mech.rdp(alphas)
+    rdp = mech.rdp(alphas, evidence=False)
     for delta, exact in zip(deltas, res.values):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -110,12 +208,58 @@ def test_synthetic_release_is_post_processing(readme_mechanism):
     assert np.all(mech.privacy_profile(eps) <= mech.model_release_privacy_profile(eps))
 
 
-def test_worked_example_numbers(readme_mechanism):
-    """The README's worked example, with the values quoted there."""
-    mech = readme_mechanism
-    assert mech.rdp(2.0) == pytest.approx(1.7761745129959e-4, rel=1e-9)
-    assert mech.epsilon(1e-5) == pytest.approx(0.0429258717, rel=1e-8)
-    assert mech.model_release_epsilon(1e-5) == pytest.approx(0.3406693647, rel=1e-8)
+def _readme_row(first_cell):
+    """The cells after the first of the README accounting table row whose first cell is given."""
+    section = README.split("## Accounting")[1].split("\n## ")[0]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == first_cell:
+            return cells[1:]
+    raise AssertionError(f"README's accounting section has no table row {first_cell!r}")
+
+
+def _as_printed(value, printed):
+    """``value`` rounded to the significant digits of the README number ``printed``."""
+    digits = len(re.sub(r"^0+", "", re.sub(r"[^0-9]", "", printed.split("e")[0])))
+    return float(f"{value:.{digits - 1}e}")
+
+
+def test_worked_example_numbers(readme_mechanism, accuracy):
+    """README's worked example: its numbers are the mpmath fixture's (corner RDP of
+    ``configs``, whose corner the dense search confirms; ε(δ) and σ by root finding on the
+    mpmath profiles), and the accountant reproduces the fixture."""
+    mech, config = readme_mechanism, CONFIGS[0]
+    rdp = {r["alpha"]: max(r["forward"], r["reverse"]) for r in config["rdp"]}
+    printed = {}
+    for alpha in (2.0, 8.0, 64.0):
+        model = alpha * config["sensitivity"] ** 2 / (2 * config["sigma"] ** 2)
+        printed[alpha] = _readme_row(f"{alpha:g}")
+        expected = [model, rdp[alpha], model / rdp[alpha]]
+        assert [float(p) for p in printed[alpha]] == [
+            _as_printed(v, p) for v, p in zip(expected, printed[alpha])
+        ], (alpha, expected)
+    for label, model, synthetic_value in (
+        ("ε, exact profiles", EXAMPLE["eps_model"], EXAMPLE["eps"]),
+        ("σ needed for ε = 1", EXAMPLE["sigma_model"], EXAMPLE["sigma"]),
+    ):
+        row = _readme_row(label)
+        expected = [
+            model,
+            synthetic_value,
+            synthetic_value / model if "σ" in label else model / synthetic_value,
+        ]
+        assert [float(p) for p in row] == [_as_printed(v, p) for v, p in zip(expected, row)], (
+            label,
+            expected,
+        )
+    assert EXAMPLE["delta"] == 1e-5 and EXAMPLE["target_eps"] == 1.0
+    values = [mech.rdp(2.0), mech.epsilon(1e-5), mech.model_release_epsilon(1e-5)]
+    expected = [rdp[2.0], EXAMPLE["eps"], EXAMPLE["eps_model"]]
+    accuracy.check(
+        "accounting/worked_example",
+        np.abs(np.subtract(values, expected)) / expected,
+        where=["rdp(2)", "epsilon(1e-5)", "model_release_epsilon(1e-5)"],
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -186,8 +330,15 @@ def test_search_when_sensitivity_exceeds_the_norm_bound():
 # Calibration
 
 
-def test_calibrate_sigma():
+def test_calibrate_sigma(accuracy):
     cal = calibrate_sigma(1.0, 1e-5, d=100, k=1, C=1.0, sensitivity=0.1)
+    # Against the mpmath roots of the corner profile and of the analytic Gaussian profile.
+    expected = np.array([EXAMPLE["sigma"], EXAMPLE["sigma_model"]])
+    accuracy.check(
+        "accounting/calibrate_sigma",
+        np.abs(np.array([cal.sigma, cal.sigma_model]) - expected) / expected,
+        where=["sigma", "sigma_model"],
+    )
     assert cal.sigma < cal.sigma_model
     assert cal.ratio == pytest.approx(cal.sigma / cal.sigma_model)
     assert cal.mechanism.sigma == cal.sigma
@@ -237,6 +388,24 @@ def test_bad_call_arguments(readme_mechanism):
         readme_mechanism.privacy_profile(-0.1)
     with pytest.raises(ValueError, match="target_delta"):
         calibrate_sigma(1.0, 2.0, 100, 1, 1.0, 0.1)
+
+
+def test_finite_release_against_mpmath_on_a_coarse_search(monkeypatch, accuracy):
+    """n_syn < inf in the default run: one order and a coarse boundary scan (its two ends, both
+    orders: four pairs, one call of the finite-release kernel at chunk 4) against the mpmath
+    finite-release values of ``release_k1.json`` (α = 2, d = 5, n_syn = 10, pairs (2, 1.5) and
+    (1.5, 2) in units of σ), and below the n_syn = ∞ release. The full search is the slow test
+    below."""
+    monkeypatch.setattr(worst_case, "SCAN_POINTS", 2)
+    monkeypatch.setattr(synthetic, "FINITE_SCAN_CHUNK", 4)
+    finite = SyntheticReleaseMechanism(d=5, k=1, C=1.0, sensitivity=0.25, sigma=0.5, n_syn=10)
+    res = finite.rdp(2.0, details=True, evidence=False)
+    expected = max(RELEASE_RENYI[2, 5, 10, 2.0, 1.5], RELEASE_RENYI[2, 5, 10, 1.5, 2.0])
+    accuracy.check("accounting/release_finite", [(res.values[0] - expected) / expected])
+    assert res.method == "exact" and res.at_corner[0]
+    assert (res.a[0], res.b[0]) == pytest.approx((1.0, 0.75), rel=1e-14)
+    infinite = dataclasses.replace(finite, n_syn=math.inf)
+    assert res.values[0] < infinite.rdp(2.0, evidence=False)
 
 
 @pytest.mark.slow

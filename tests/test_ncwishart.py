@@ -1,4 +1,9 @@
-"""The non-central Wishart law: k = 1 against ncx2, normalisation for k = 2, sampling, bad input."""
+"""The non-central Wishart law: k = 1 against ncx2, normalisation for k = 2, sampling, bad input;
+k = 2 values and derivatives under jit against mpmath (``fixtures/wishart_logpdf.json``, made by
+``fixtures/make_wishart_mc_fixtures.py``) and finite differences."""
+
+import json
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -6,6 +11,9 @@ import numpy as np
 import pytest
 
 from fisherrdp.stats import ncwishart, ncx2
+
+LOGPDF_FIXTURE = Path(__file__).parent / "fixtures" / "wishart_logpdf.json"
+LOGPDF_ROWS = json.loads(LOGPDF_FIXTURE.read_text())["rows"]
 
 
 def test_k1_agrees_with_ncx2():
@@ -44,6 +52,65 @@ def test_sample_mean_matches_df_identity_plus_omega():
     want = np.asarray(ncwishart.mean(df, mu.T @ mu))
     se = y.std(axis=0) / np.sqrt(len(y))
     assert np.all(np.abs(y.mean(axis=0) - want) < 5 * se)
+
+
+# ----------------------------------------------------------------------------------------------
+# k = 2 under jit, in the default run: one jitted program gives the log-density and its
+# directional derivative in (Y, Ω) (₀F₁ at its maximal truncation, as always under jit) at the
+# fixture points: repeated eigenvalues (Y = 3I, Ω = 2I), generic, rank-one Ω (a zero eigenvalue
+# of ¼ΩY, df = 2.5) and eigenvalues of ¼ΩY near 143. Each point twice: tangent in Y only, then
+# in Ω only (PSD, so that Ω + tD stays PSD). The slow tests after this section check reverse mode
+# (jax.grad) and jit against eager evaluation.
+
+LOGPDF_JVP = jax.jit(
+    lambda y, df, om, dy, dom: jax.jvp(
+        lambda y, om: ncwishart.logpdf(y, df, om), (y, om), (dy, dom)
+    )
+)
+STEP = 1e-4
+
+
+@pytest.fixture(scope="module")
+def k2_jvp():
+    """Values and directional derivatives at X, X + hD, X + 2hD (X = (Y, Ω), D = (dY, dΩ))."""
+    y = np.array([r["Y"] for r in LOGPDF_ROWS])
+    df = np.array([r["df"] for r in LOGPDF_ROWS])
+    om = np.array([r["omega"] for r in LOGPDF_ROWS])
+    rng = np.random.default_rng(4)
+    s = rng.normal(size=y.shape)
+    g = rng.normal(size=y.shape)
+    dy = 0.5 * (s + np.swapaxes(s, -1, -2))
+    dom = g @ np.swapaxes(g, -1, -2)
+    zero = np.zeros_like(y)
+    Y, DF, OM = np.concatenate([y, y]), np.concatenate([df, df]), np.concatenate([om, om])
+    DY, DOM = np.concatenate([dy, zero]), np.concatenate([zero, dom])
+    value, tangent = LOGPDF_JVP(Y, DF, OM, DY, DOM)
+    shifted = [
+        np.asarray(LOGPDF_JVP(Y + t * DY, DF, OM + t * DOM, DY, DOM)[0]) for t in (STEP, 2 * STEP)
+    ]
+    return np.asarray(value), np.asarray(tangent), shifted
+
+
+def test_logpdf_k2_under_jit_matches_mpmath(k2_jvp, accuracy):
+    value, *_ = k2_jvp
+    want = np.array([r["logpdf"] for r in LOGPDF_ROWS])
+    n = len(want)
+    np.testing.assert_array_equal(value[n:], value[:n])
+    err = np.abs(value[:n] - want) / np.maximum(1.0, np.abs(want))
+    print(f"k = 2 logpdf under jit: errors {err}")
+    where = [f"df = {r['df']}, eigenvalues of ΩY/4 {r['eigenvalues']}" for r in LOGPDF_ROWS]
+    accuracy.check("hyp0f1_matrix/ncwishart_logpdf_k2", err, where=where)
+
+
+def test_gradients_k2_against_finite_differences(k2_jvp):
+    value, tangent, (f1, f2) = k2_jvp
+    assert np.all(np.isfinite(tangent))
+    fd = (-3 * value + 4 * f1 - f2) / (2 * STEP)  # one-sided, second order
+    print(
+        f"k = 2 logpdf directional derivatives {tangent}, |autodiff - differences| "
+        f"{np.abs(tangent - fd)}"
+    )
+    assert np.all(np.abs(tangent - fd) <= 1e-6 * np.maximum(1.0, np.abs(fd)))
 
 
 @pytest.mark.slow

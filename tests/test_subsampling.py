@@ -10,6 +10,8 @@ seed note ``shared/seeds/note-hockey-stick-advanced-joint-convexity.txt`` (MATH.
 """
 
 import itertools
+import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -20,6 +22,8 @@ from fisherrdp.stats import ncx2
 
 TS = [1e-3, 0.01, 0.1, 0.37, 0.9, 1.0]
 EPSS = [0.0, 0.05, 0.5, 1.0, 3.0, 8.0]
+# mpmath references (tests/fixtures/make_subsampling_fixtures.py)
+FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "subsampling.json").read_text())
 
 
 def _random_distributions(rng, batch, n, sparse):
@@ -244,24 +248,77 @@ def test_amplify_basic_properties():
     assert np.all(np.diff(e[:-1], axis=1) >= 0)
     np.testing.assert_allclose(d, np.broadcast_to(qs * 1e-6, d.shape), rtol=1e-15)
     assert np.all(e[0] == 0.0) and np.all(np.isinf(e[-1]))
-    # small ε: ε' ≈ qε; reference values computed by a direct formula
-    np.testing.assert_allclose(e[1], np.log1p(qs * np.expm1(1e-8)), rtol=1e-14)
-    big = np.asarray(amplify_by_subsampling(800.0, 0.0, 0.01)[0])
-    assert big == pytest.approx(800.0 + np.log(0.01), rel=1e-15)
-    # continuity across the switch at ε = 1
+    # continuity across the switch at ε = 1 (values against mpmath: test_epsilon_prime_mpmath)
     assert float(e[5, 3]) == pytest.approx(float(e[4, 3]), rel=1e-11)
 
 
-def test_amplify_profile():
-    grid = np.linspace(0.0, 5.0, 11)
-    delta = np.exp(-grid)
-    e1, d1 = amplify_profile(grid, delta, 0.2)
-    e2, d2 = amplify_profile(grid, lambda e: np.exp(-e), 0.2)
-    e3, d3 = amplify_by_subsampling(grid, delta, 0.2)
-    np.testing.assert_array_equal(np.asarray(e1), np.asarray(e3))
-    np.testing.assert_allclose(np.asarray(d2), np.asarray(d3), rtol=1e-15)
-    np.testing.assert_array_equal(np.asarray(e2), np.asarray(e3))
-    np.testing.assert_allclose(np.asarray(d1), 0.2 * delta, rtol=1e-15)
+def test_epsilon_prime_mpmath(accuracy):
+    """ε' = log(1 + q(e^ε − 1)) against 60-digit mpmath, ε ∈ [1e-12, 800], q ∈ [1e-6, 1].
+
+    Covers both branches of the implementation (log1p/expm1 while e^ε is finite, ε + log(q +
+    (1−q)e^−ε) above), ε around 1 ± 1e-12 (the former switch, where the second form cancels for
+    small q), tiny ε' (down to 1e-18) and e^ε beyond float64.
+    """
+    rows = FIXTURE["epsilon_prime"]
+    eps, q, ref = (np.array([r[k] for r in rows]) for k in ("eps", "q", "eps_prime"))
+    got = np.asarray(amplify_by_subsampling(eps, np.zeros_like(eps), q)[0])
+    errors = (got - ref) / ref
+    where = np.array([f"eps={e!r}, q={r:g}" for e, r in zip(eps, q)])
+    # Rounding level on both sides of ε = 1. (With the former switch to ε + log(q + (1−q)e^−ε)
+    # at ε = 1 the sum cancelled when ε' ≪ ε: 6e-11 relative at ε = 1 + 1e-12, q = 1e-6.)
+    small = eps <= 1.0
+    accuracy.check("subsampling/eps_prime/eps_le_1", errors[small], where=where[small])
+    accuracy.check("subsampling/eps_prime/eps_gt_1", errors[~small], where=where[~small])
+
+
+def _profile(p, q, eps):
+    """E_{e^ε}(P‖Q) = Σ (p − e^ε q)₊ in NumPy (ε of any shape; the pair on the last axis)."""
+    gamma = np.exp(np.asarray(eps, dtype=float))[..., None]
+    return np.sum(np.maximum(p - gamma * q, 0.0), axis=-1)
+
+
+def test_amplified_profiles_of_explicit_pairs(accuracy):
+    """Subsampling a pair's own privacy profile, against the subsampled mixture's divergence.
+
+    For explicit pairs (P, Q) on finite sets (randomized response, disjoint supports, a
+    discretised Gaussian mechanism, random pairs; ``subsampling.json``), the fixture holds the
+    hockey-stick divergences of the mixture M = (1 − q)Q + qP itself, summed over M's
+    probabilities at 60 digits: E_{e^{ε'}}(M‖Q) (remove) and E_{e^{ε'}}(Q‖M) (add). The note's
+    corollary bounds them by q·δ(ε) with δ the pair's profile; for the remove direction it is an
+    equality for every pair (μ₀ = μ₁' = Q, μ₁ = P: the first two steps of the corollary are
+    equalities), so amplify_profile's δ' must reproduce the direct value, not only bound it.
+    Both input forms of amplify_profile (values on the grid, a callable) are checked against the
+    direct values.
+    """
+    eps_errors, remove_errors, where = [], [], []
+    for pair in FIXTURE["pairs"]:
+        p, q = np.array(pair["p"]), np.array(pair["q"])
+        eps, qs = np.array(pair["eps"])[:, None], np.array(pair["qs"])[None, :]
+        profile_pq, profile_qp = np.array(pair["profile_pq"]), np.array(pair["profile_qp"])
+        ref_eps = np.array(pair["eps_prime"])
+        remove, add = np.array(pair["remove"]), np.array(pair["add"])
+        e_val, d_val = (np.asarray(x) for x in amplify_profile(eps, profile_pq[:, None], qs))
+        e_fun, d_fun = (
+            np.asarray(x)
+            for x in amplify_profile(eps, lambda e, p=p, q=q: _profile(p, q, e), qs)
+        )
+        for e_got, d_got in ((e_val, d_val), (e_fun, d_fun)):
+            assert e_got.shape == d_got.shape == remove.shape
+            # a valid bound (to rounding, δ' ≤ q: equality in exact arithmetic) …
+            assert np.all(d_got >= remove - 1e-15 * qs), pair["name"]
+            # … and the exact value
+            remove_errors.append((d_got - remove).ravel())
+            positive = ref_eps > 0
+            assert np.all(e_got[~positive] == 0.0)
+            eps_errors.append(((e_got - ref_eps) / np.where(positive, ref_eps, 1.0)).ravel())
+            where += [f"{pair['name']}, eps={a:g}, q={b:g}" for a in eps[:, 0] for b in qs[0]]
+        # add direction: bounded by q·(the profile both ways), in general strictly
+        both = np.maximum(profile_pq, profile_qp)[:, None]
+        d_both = np.asarray(amplify_profile(eps, both, qs)[1])
+        assert np.all(d_both >= add - 1e-15 * qs), pair["name"]
+        assert np.all(d_both >= remove - 1e-15 * qs), pair["name"]
+    accuracy.check("subsampling/eps_prime_pairs", np.concatenate(eps_errors), where=where)
+    accuracy.check("subsampling/remove_tight", np.concatenate(remove_errors), where=where)
 
 
 @pytest.mark.parametrize(

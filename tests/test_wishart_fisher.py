@@ -2,15 +2,18 @@
 
 Exact references: for k = 1, and for k = 2 with a rank-one path (second columns zero: then
 ‖V₁‖² is sufficient for the law of VᵀV), the Fisher information is I_d(ρ) ρ'² (mpmath values in
-``fixtures/wishart_fisher_k1.json``) and the Rényi divergence is ``renyi_ncx2``. Monte Carlo
-estimates must agree within 4 standard errors (Fisher) or their 95% interval (Rényi, fixed
-keys). One (d, k, n_samples) per compiled function, batched θ and α: compilation dominates.
+``fixtures/wishart_fisher_k1.json``) and the Rényi divergence is that of χ²_d(a²) and χ²_d(b²)
+(mpmath values in ``fixtures/wishart_renyi.json``, made by ``make_wishart_mc_fixtures.py``).
+Monte Carlo estimates must agree within 4 standard errors (Fisher; Rényi in the default run) or
+their 95% interval (Rényi, slow, fixed keys). One (d, k, n_samples) per compiled function,
+batched θ and α: compilation dominates.
 """
 
 import json
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -135,8 +138,30 @@ def _check_spot(k, key):
     assert float(r.ci_low[0]) <= SPOT_VALUE <= float(r.ci_high[0])
 
 
+# Exact Rényi divergences (60-digit mpmath, fixtures/make_wishart_mc_fixtures.py) of the pairs
+# below: k = 1 v = a e₁, w = b e₁, and the rank-one k = 2 pair (the same, second columns zero).
+RENYI_ROWS = json.loads((Path(__file__).parent / "fixtures" / "wishart_renyi.json").read_text())
+RENYI_EXACT = {(r["alpha"], r["d"], r["a"], r["b"]): r["renyi"] for r in RENYI_ROWS["rows"]}
+
+
+# Default run: the rank-one k = 2 pair at the MATH.md spot (d = 50, a = 1, b = 0.5), α = 2 and 4,
+# 4000 samples, within 4 standard errors; the d, n_samples and α shape of
+# test_renyi_k2_below_theorem54_and_postprocessing, so no new compilation. k = 1 at this pair is
+# renyi_ncwishart_mc's doctest (default run, α = 2, 95% interval); k = 1 at three orders and both
+# k at 95% intervals: the slow tests below (a k = 1 case here would add ~5 s of compilation).
+def test_renyi_rank_one_k2_matches_exact():
+    alpha = (2.0, 4.0)
+    v, w = _collinear(SPOT_D, 2, SPOT_A, SPOT_B)
+    r = renyi_ncwishart_mc(
+        np.array(alpha), SPOT_D, v, w, key=jax.random.key(13), n_samples=N_SAMPLES
+    )
+    exact = np.array([RENYI_EXACT[(al, SPOT_D, SPOT_A, SPOT_B)] for al in alpha])
+    assert exact[0] == pytest.approx(SPOT_VALUE, abs=1e-10)
+    _assert_within(r.estimate, r.stderr, exact, f"Rényi rank-one k = 2, α = {alpha}")
+
+
 # The k = 1 spot value is also the doctest of renyi_ncwishart_mc (run by test_docstrings.py in the
-# default suite); here it is slow, to keep the default suite within its time budget.
+# default suite).
 @pytest.mark.slow
 @pytest.mark.parametrize("k,key", [(1, 6), (2, 7)])
 def test_renyi_k1_and_rank_one_k2_match_spot_value(k, key):
@@ -210,6 +235,41 @@ def test_renyi_bad_input_raises(args, match):
         renyi_ncwishart_mc(*args[:4], key=jax.random.key(0), n_samples=n_samples)
 
 
+def test_score_matches_finite_differences_of_logpdf():
+    # The Fisher estimate is the mean of squared scores over its samples; recompute it from
+    # central differences (fourth order) in θ of ncwishart.logpdf at the same samples (the
+    # draws of wishart_path_fisher, reproduced by its key and sampler). The shapes are those of
+    # k2_results and of the Rényi tests: no new compilation. test_score_equals_jvp_of_logpdf
+    # (slow) compares the scores one by one.
+    from fisherrdp._src.wishart_fisher import _draw
+    from fisherrdp.stats import ncwishart
+
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=(D2, 2)) * 0.6
+    uw = v + rng.normal(size=(D2, 2)) * 0.3
+    theta, key = 0.4, jax.random.key(14)
+    est, se = wishart_path_fisher(v, uw, [theta], key=key, n_samples=N_SAMPLES, align=False)
+    sub = jax.random.split(key, 1)[0]
+    # (the argument types of wishart_path_fisher's call: no recompilation)
+    y, _ = _draw(sub, jnp.asarray(v), jnp.asarray(uw), jnp.asarray(theta, v.dtype), D2, N_SAMPLES)
+
+    def logpdf(t):
+        m = (1 - t) * v + t * uw
+        return np.asarray(ncwishart.logpdf(y, float(D2), m.T @ m))
+
+    h = 1e-3
+    score = (
+        logpdf(theta - 2 * h)
+        - 8 * logpdf(theta - h)
+        + 8 * logpdf(theta + h)
+        - logpdf(theta + 2 * h)
+    ) / (12 * h)
+    sq = score**2
+    want_est, want_se = sq.mean(), sq.std(ddof=1) / np.sqrt(len(sq))
+    print(f"Fisher {float(est[0])} ± {float(se[0])}, from differences {want_est} ± {want_se}")
+    np.testing.assert_allclose([est[0], se[0]], [want_est, want_se], rtol=1e-8)
+
+
 # ----------------------------------------------------------------------------------------------
 # Slow: more compilations.
 
@@ -238,14 +298,13 @@ def test_score_equals_jvp_of_logpdf():
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_renyi_k1_matches_renyi_ncx2(seed):
-    from fisherrdp.divergences import renyi_ncx2
-
+    # Exact values: mpmath (wishart_renyi.json), as renyi_ncx2 computes them (to 1e-9).
     alpha = np.array([1.5, 2.0, 3.0])
     d, a, b = 8, 1.3, 0.7
     r = renyi_ncwishart_mc(
         alpha, d, np.array([[a]]), np.array([[b]]), key=jax.random.key(seed), n_samples=20000
     )
-    exact = np.asarray(renyi_ncx2(alpha, d, a, b))
+    exact = np.array([RENYI_EXACT[(al, d, a, b)] for al in alpha])
     print(f"seed {seed}: {r}, exact {exact}")
     assert np.all(np.asarray(r.stderr) < 0.1 * exact)
     assert np.all((np.asarray(r.ci_low) <= exact) & (exact <= np.asarray(r.ci_high)))

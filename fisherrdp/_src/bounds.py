@@ -31,6 +31,7 @@ from typing import Literal
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
@@ -150,6 +151,10 @@ def _k_fisher_upper51(d, theta):
 
 @jax.jit
 def _k_fisher_quadratic(d, theta):
+    # Where θ² or the root would overflow, 1 − bound = O(d/θ²) is far below the precision: the
+    # bound is 1 there (double where: the unused branch sees a safe θ).
+    huge = theta > np.sqrt(np.finfo(theta.dtype).max) / 4
+    theta = jnp.where(huge, 1.0, theta)
     theta_sq = theta**2
     a = theta_sq + 0.5 * (d - 3.0)
     root = jnp.hypot(a, 2.0 * theta)
@@ -159,7 +164,7 @@ def _k_fisher_quadratic(d, theta):
     stable = 2.0 * theta_sq / denominator_safe  # no cancellation for a >= 0
     direct = 0.5 * (root - a)  # no cancellation for a < 0
     # The exact value is <= 1 for d >= 1; the min removes a possible rounding excess of 1 ulp.
-    return jnp.minimum(1.0, jnp.where(nonneg, stable, direct))
+    return jnp.where(huge, 1.0, jnp.minimum(1.0, jnp.where(nonneg, stable, direct)))
 
 
 @jax.jit
@@ -315,7 +320,9 @@ def fisher_upper_quadratic(d: ArrayLike, theta: ArrayLike) -> jnp.ndarray:
     hold for small :math:`\theta`). It is computed without cancellation: the second form for
     :math:`a \ge 0`,
     the first for :math:`a < 0` (only possible when :math:`d < 3`); a final min with 1 (valid, see
-    :func:`fisher_upper_trivial`) removes a possible rounding excess of one ulp.
+    :func:`fisher_upper_trivial`) removes a possible rounding excess of one ulp. Where
+    :math:`\theta^2` would overflow (:math:`\theta > \sqrt{\mathrm{finfo.max}}/4`), the bound is
+    1, its value to the working precision.
 
     Args:
         d: Degrees of freedom, ``d >= 1``.
