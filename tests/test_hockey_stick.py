@@ -61,11 +61,43 @@ def batch():
     return {"fixture": values[:n], "grid": (grid, values[n:n + m]), "fd": values[n + m:]}
 
 
-def test_matches_mpmath(batch):
-    want = _columns("delta")[0]
-    err = np.abs(batch["fixture"] - want)
-    worst = int(np.argmax(err / (1e-12 + 1e-9 * want)))
-    assert np.all(err <= 1e-12 + 1e-9 * want), (ROWS[worst], batch["fixture"][worst])
+# Claims (tests/fixtures/accuracy/hockey_stick.json): absolute error where δ > 0, split at
+# d = 1000 (the large-d bulk is where the tail probabilities lose the most); relative error
+# where 0 < δ < 1e-3 (there the documented target is essentially absolute, 1e-12, and says
+# nothing of the digits of a small δ, which ε(δ) needs).
+ABSOLUTE_REGIMES = {"d_below_1e3": lambda d: d < 1e3, "d_from_1e3": lambda d: d >= 1e3}
+
+
+def _fixture_errors(batch):
+    eps, d, a, b, want = _columns("eps", "d", "a", "b", "delta")
+    got = batch["fixture"]
+    where = [f"eps={e}, d={dd}, a={x}, b={y}" for e, dd, x, y in zip(eps, d, a, b)]
+    return d, want, got, np.abs(got - want), np.array(where)
+
+
+def test_matches_mpmath_documented_target(batch):
+    """Every row within the documented 1e-12 + 1e-9·δ; δ = 0 exactly on the zero rows."""
+    _, want, got, err, where = _fixture_errors(batch)
+    bound = 1e-12 + 1e-9 * want
+    worst = int(np.argmax(err / bound))
+    assert np.all(err <= bound), (where[worst], got[worst], want[worst])
+    assert np.all(got[want == 0.0] == 0.0)
+    assert (want > 0.0).sum() >= 0.8 * len(want)  # the fixture is about δ > 0
+
+
+@pytest.mark.parametrize("regime", sorted(ABSOLUTE_REGIMES))
+def test_matches_mpmath_absolute(batch, accuracy, regime):
+    d, want, _, err, where = _fixture_errors(batch)
+    mask = (want > 0.0) & ABSOLUTE_REGIMES[regime](d)
+    accuracy.check(f"hockey_stick/absolute/{regime}", err[mask], where=where[mask])
+
+
+def test_matches_mpmath_relative_small_delta(batch, accuracy):
+    _, want, _, err, where = _fixture_errors(batch)
+    mask = (want > 0.0) & (want < 1e-3)
+    assert mask.sum() >= 10
+    accuracy.check("hockey_stick/relative/small_delta", err[mask] / want[mask],
+                   where=where[mask])
 
 
 def test_spot_values(batch):

@@ -1,8 +1,14 @@
-"""fisherrdp.stats.ncx2 logcdf / logsf against mpmath (tests/fixtures/ncx2_cdf.json), SciPy
-and their own properties.
+"""fisherrdp.stats.ncx2 logcdf / logsf / cdf / sf and their derivatives against mpmath
+(tests/fixtures/ncx2_cdf.json), SciPy and their own properties.
+
+Accuracy against the fixture is asserted through the claims of
+tests/fixtures/accuracy/ncx2_cdf.json (``accuracy.check``), per regime of x: the left and right
+tails (the fixture's x = mean ± 5, 10, 40 sd) and the bulk (mean, mean ± 2 sd), and the
+cross-sections x ≤ 1e-6, df = 1, df = 1e4, nc = 0, nc = 1e6.
 
 Compilation dominates the runtime, so every value check shares one batch (one call, one
-compiled program), every derivative check another, and float32 a third.
+compiled program), the df/nc derivative checks another, the x-derivatives (jax.grad) a third,
+and float32 a fourth.
 """
 
 import json
@@ -20,7 +26,6 @@ from fisherrdp.stats import ncx2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "ncx2_cdf.json")
-TOL = 1e-12
 
 with open(FIXTURE) as fh:
     DATA = json.load(fh)
@@ -78,30 +83,66 @@ def batch():
     return out
 
 
-@pytest.mark.parametrize(
-    "regime",
-    ["all", "left_tail", "bulk", "right_tail", "tiny_x", "df1", "df1e4", "nc0", "nc1e6"],
-)
-def test_log_tails_match_mpmath(batch, regime):
-    x, df, nc, log_cdf, log_sf, _, _ = batch["fixture"]
-    _, _, _, want_cdf, want_sf = _columns(DATA["rows"], "x", "df", "nc", "logcdf", "logsf")
-    err = np.maximum(_errors(log_cdf, want_cdf), _errors(log_sf, want_sf))
-    mean, sd = df + nc, np.sqrt(2 * (df + 2 * nc))
-    mask = {
-        "all": np.ones_like(x, bool),
-        "left_tail": x < mean - 5 * sd,
-        "bulk": np.abs(x - mean) <= 2 * sd,
-        "right_tail": x > mean + 5 * sd,
+# Position regimes, by k = (x − mean)/sd: the grid's k = ±5, ±10, ±40 are the tails, k = 0, ±2
+# the bulk (the cut at 3.5 sd places the other points: x = 1e-8, mean/100 and the extras). Then
+# cross-sections: x ≤ 1e-6, df = 1, df = 1e4, nc = 0, nc = 1e6.
+POSITIONS = ["left_tail", "bulk", "right_tail"]
+REGIMES = POSITIONS + ["tiny_x", "df1", "df1e4", "nc0", "nc1e6"]
+
+
+def _regime_mask(regime, x, df, nc):
+    k = (x - (df + nc)) / np.sqrt(2 * (df + 2 * nc))
+    return {
+        "left_tail": k <= -3.5,
+        "bulk": np.abs(k) < 3.5,
+        "right_tail": k >= 3.5,
         "tiny_x": x <= 1e-6,
         "df1": df == 1.0,
         "df1e4": df == 1e4,
         "nc0": nc == 0.0,
         "nc1e6": nc == 1e6,
     }[regime]
-    assert mask.any()
-    worst = int(np.argmax(np.where(mask, err, -1.0)))
-    assert err[mask].max() <= TOL, (
-        f"worst {err[worst]:.2e} at x={x[worst]}, df={df[worst]}, nc={nc[worst]}")
+
+
+def _where(x, df, nc):
+    return np.array([f"x={a!r}, df={b}, nc={c}" for a, b, c in zip(x, df, nc)])
+
+
+def test_regimes_cover_every_row():
+    x, df, nc = _columns(DATA["rows"], "x", "df", "nc")
+    position = [_regime_mask(r, x, df, nc) for r in POSITIONS]
+    assert np.all(np.sum(position, axis=0) == 1)
+
+
+@pytest.mark.parametrize("regime", REGIMES)
+def test_log_tails_match_mpmath(batch, accuracy, regime):
+    """logcdf and logsf, error relative to max(1, |value|) (the larger of the two per point)."""
+    x, df, nc, log_cdf, log_sf, _, _ = batch["fixture"]
+    _, _, _, want_cdf, want_sf = _columns(DATA["rows"], "x", "df", "nc", "logcdf", "logsf")
+    err = np.maximum(_errors(log_cdf, want_cdf), _errors(log_sf, want_sf))
+    mask = _regime_mask(regime, x, df, nc)
+    accuracy.check(f"ncx2_cdf/log_tails/{regime}", err[mask], where=_where(x, df, nc)[mask])
+
+
+@pytest.mark.parametrize("regime", POSITIONS)
+def test_cdf_sf_match_mpmath(batch, accuracy, regime):
+    """cdf and sf against the fixture's F = exp(log F), S = exp(log S), where the value is a
+    normal float64 (≥ 1e-300; elsewhere the result must be below 1e-300 too). The error is the
+    relative one over max(1, |log value|): the relative error of exp(v) is the absolute error
+    of v, so its target is that of logcdf / logsf."""
+    x, df, nc, _, _, cdf, sf = batch["fixture"]
+    _, _, _, log_f, log_s = _columns(DATA["rows"], "x", "df", "nc", "logcdf", "logsf")
+    mask = _regime_mask(regime, x, df, nc)
+    errors, where = [], []
+    for got, log_want in ((cdf, log_f), (sf, log_s)):
+        want = np.exp(log_want)
+        normal = mask & (want >= 1e-300)
+        assert np.all(got[mask & ~normal] < 1e-300)
+        relative = np.abs(got - want)[normal] / want[normal]
+        errors.append(relative / np.maximum(1.0, np.abs(log_want[normal])))
+        where.append(_where(x, df, nc)[normal])
+    accuracy.check(f"ncx2_cdf/cdf_sf/{regime}", np.concatenate(errors),
+                   where=np.concatenate(where))
 
 
 def test_matches_scipy_in_the_bulk(batch):
@@ -116,8 +157,6 @@ def test_matches_scipy_in_the_bulk(batch):
 def test_cdf_plus_sf_is_one_and_monotone(batch):
     _, _, _, log_cdf, log_sf, cdf, sf = batch["property"]
     np.testing.assert_allclose(cdf + sf, 1.0, rtol=0, atol=4e-16)
-    np.testing.assert_allclose(cdf, np.exp(log_cdf), rtol=1e-15)
-    np.testing.assert_allclose(sf, np.exp(log_sf), rtol=1e-15)
     log_cdf, log_sf = log_cdf.reshape(PROPERTY_SHAPE), log_sf.reshape(PROPERTY_SHAPE)
     assert np.all(np.diff(log_cdf, axis=1) >= 0) and np.all(np.diff(log_sf, axis=1) <= 0)
     assert np.all(np.isfinite(log_cdf)) and np.all(np.isfinite(log_sf))
@@ -136,9 +175,10 @@ def test_edges(batch):
 BAD_X, BAD_DF, BAD_NC = np.array([1.0, 1.0]), np.array([0.5, 3.0]), np.array([1.0, -1.0])
 
 
-def test_gradients_and_jit(batch):
-    """Under jit: d/dx exactly p/F and −p/S, d/d df and d/d nc against mpmath central
-    differences; values equal the eager ones; NaN for invalid parameters; finite at the edges."""
+def test_gradients_and_jit(batch, accuracy):
+    """Under jit: d/d df and d/d nc against mpmath central differences (relative error, where the
+    reference is a normal float64, else below 1e-300 too); values equal the eager ones; NaN for
+    invalid parameters; zero tangents at the edges."""
     x, df, nc = _columns(DATA["grads"], "x", "df", "nc")
     want = _columns(DATA["grads"], "logcdf_d_df", "logcdf_d_nc", "logsf_d_df", "logsf_d_nc")
     n = len(x)
@@ -153,20 +193,61 @@ def test_gradients_and_jit(batch):
 
         basis = jnp.eye(3, dtype=x.dtype)[:, :, None] * jnp.ones_like(x)
         jvp = jax.vmap(lambda t: jax.jvp(tails, (x, df, nc), tuple(t))[1])(basis)
-        return tails(x, df, nc), jvp, ncx2.logpdf(x, df, nc)
+        return tails(x, df, nc), jvp
 
-    (log_cdf, log_sf), (d_cdf, d_sf), log_p = (
-        jax.tree_util.tree_map(np.asarray, derivatives(xs, dfs, ncs)))
-    np.testing.assert_allclose(d_cdf[0, :n], np.exp(log_p[:n] - log_cdf[:n]), rtol=1e-14)
-    np.testing.assert_allclose(d_sf[0, :n], -np.exp(log_p[:n] - log_sf[:n]), rtol=1e-14)
-    for got, ref in zip((d_cdf[1, :n], d_cdf[2, :n], d_sf[1, :n], d_sf[2, :n]), want):
-        assert np.all(np.abs(got - ref) <= 1e-8 * np.abs(ref) + 1e-25), (got, ref)
+    (log_cdf, log_sf), (d_cdf, d_sf) = jax.tree_util.tree_map(np.asarray,
+                                                              derivatives(xs, dfs, ncs))
+    got = {"d_df": (d_cdf[1, :n], d_sf[1, :n]), "d_nc": (d_cdf[2, :n], d_sf[2, :n])}
+    refs = {"d_df": (want[0], want[2]), "d_nc": (want[1], want[3])}
+    where = _where(x, df, nc)
+    for name in ("d_df", "d_nc"):
+        errors, at = [], []
+        for g, ref in zip(got[name], refs[name]):
+            normal = np.abs(ref) >= 1e-300
+            assert np.all(np.abs(g[~normal]) < 1e-300), (name, g[~normal])
+            errors.append(np.abs(g - ref)[normal] / np.abs(ref[normal]))
+            at.append(where[normal])
+        accuracy.check(f"ncx2_cdf/{name}", np.concatenate(errors), where=np.concatenate(at))
     # Same values as the eager calls.
     eager = ncx2.logcdf(x, df, nc), ncx2.logsf(x, df, nc)
     np.testing.assert_allclose(log_cdf[:n], eager[0], rtol=1e-15, atol=1e-300)
     np.testing.assert_allclose(log_sf[:n], eager[1], rtol=1e-15, atol=1e-300)
     assert np.all(np.isnan(log_cdf[n:n + 2])) and np.all(np.isnan(log_sf[n:n + 2]))
     assert np.all(d_cdf[:, n + 2:] == 0.0) and np.all(d_sf[:, n + 2:] == 0.0)
+
+
+@pytest.fixture(scope="module")
+def x_gradients():
+    """jax.grad in x of logcdf and logsf at every fixture row (one jitted program)."""
+    x, df, nc = (jnp.asarray(c) for c in _columns(DATA["rows"], "x", "df", "nc"))
+
+    @jax.jit
+    def grads(x, df, nc):
+        return tuple(jax.vmap(jax.grad(f))(x, df, nc) for f in (ncx2.logcdf, ncx2.logsf))
+
+    return tuple(np.asarray(g) for g in grads(x, df, nc))
+
+
+@pytest.mark.parametrize("regime", POSITIONS)
+def test_x_derivative_matches_mpmath(x_gradients, accuracy, regime):
+    """∂ₓ log F and ∂ₓ log S by jax.grad against the fixture's p/F and −p/S (40-digit mpmath:
+    density in Bessel form, tails by the Poisson mixture), where the reference is a normal
+    float64 (elsewhere the result must be below 1e-300 too). The error is the relative one over
+    max(1, |log p|) + max(1, |log T|) (T = F or S), the condition number of exp(log p − log T):
+    its target is that of logpdf and logcdf / logsf (1e-12 · max(1, |value|) each)."""
+    x, df, nc, log_f, log_s, d_cdf, d_sf = _columns(
+        DATA["rows"], "x", "df", "nc", "logcdf", "logsf", "logcdf_d_x", "logsf_d_x")
+    mask = _regime_mask(regime, x, df, nc)
+    errors, where = [], []
+    for got, want, log_tail in zip(x_gradients, (d_cdf, d_sf), (log_f, log_s)):
+        normal = mask & (np.abs(want) >= 1e-300)
+        assert np.all(np.abs(got[mask & ~normal]) < 1e-300)
+        log_p = np.log(np.abs(want[normal])) + log_tail[normal]
+        condition = np.maximum(1.0, np.abs(log_p)) + np.maximum(1.0, np.abs(log_tail[normal]))
+        errors.append(np.abs(got - want)[normal] / np.abs(want[normal]) / condition)
+        where.append(_where(x, df, nc)[normal])
+    accuracy.check(f"ncx2_cdf/d_x/{regime}", np.concatenate(errors),
+                   where=np.concatenate(where))
 
 
 def test_bad_inputs():

@@ -89,10 +89,11 @@ Derivatives (``custom_jvp``): :math:`\partial_x \log F = p/F` and
 Accuracy (float64) against 40-digit mpmath Poisson-mixture references
 (``tests/fixtures/make_ncx2_cdf_fixtures.py``: 522 points, df ∈ {1, 1.5, 2, 5, 10, 100, 1e3,
 1e4}, nc ∈ {0, 1e-3, 1, 10, 100, 1e4, 1e6}, x from 1e-8 and mean/100 to mean + 40 sd), error of
-logcdf and logsf relative to max(1, |value|): worst 7e-14 in the left tail (x < mean − 5 sd),
-1e-14 in the right tail (x > mean + 5 sd), 3e-13 in the bulk (at nc = 1e6, where the
-log-density itself errs by ~1e-13), 4e-16 at x ≤ 1e-6. df/nc derivatives agree with mpmath
-central differences to ~1e-15 relative. Float32 inputs work, with float32 accuracy (~1e-6).
+logcdf and logsf relative to max(1, |value|): worst 1.2e-13 in the left tail (x ≤ mean − 5 sd),
+2.2e-14 in the right tail (x ≥ mean + 5 sd), 3.2e-13 in the bulk (at nc = 1e6, where the
+log-density itself errs by ~1e-13), 3.8e-16 at x ≤ 1e-6. ∂ₓ log F and ∂ₓ log S agree with
+40-digit p/F and −p/S to 1.1e-13; df/nc derivatives with mpmath central differences to 2.3e-14
+(claims in ``tests/fixtures/accuracy/ncx2_cdf.json``). Float32 inputs work, with float32 accuracy (~1e-6).
 Known limit: below x ≈ 1e-290 (float64) the left-side nodes underflow and lose accuracy.
 
 **Edges.** At ``x = 0`` the limit is returned: ``+inf`` for ``df < 2``,
