@@ -1,7 +1,13 @@
 """Every docstring example of the implementation modules runs and prints what it says.
 
-Modules in ``SLOW`` compile kernels of 30-70 s (2 busy cores) that their own test files
-exercise at length; their examples run with ``-m slow``.
+All run in the default run. The costly ones compile programs that other default tests compile
+too, on the same shapes, so that with the persistent compilation cache (tests/conftest.py) each
+is compiled once per run: release_k1's examples (one point each: ``renyi_release_k1``,
+``hockey_stick_release_k1``, ``_release_logpdf``; ~50 s CPU cold) are the one-point programs of
+tests/test_release_k1.py; hockey_stick's ``hockey_stick_ncx2`` on one point is the program of
+that file's n_syn = inf check (its ``privacy_profile_ncx2`` and ``epsilon_for_delta_ncx2`` on
+one point, ~15 s, no other default test shares); pld's ``to_dp_accounting_pld`` runs the
+programs of tests/test_accounting_export.py (7 s after it, 22 s cold).
 """
 
 import doctest
@@ -40,16 +46,7 @@ MODULES = [
 ]
 
 
-SLOW = {
-    "fisherrdp._src.divergences.hockey_stick",
-    "fisherrdp._src.divergences.release_k1",
-    "fisherrdp._src.accounting.pld",
-}
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW else m for m in MODULES]
-)
+@pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
