@@ -25,12 +25,19 @@ entries are evicted), and reads, writes and evictions take a file lock (``filelo
 concurrent processes (pytest-xdist workers, parallel CLI runs, ``jax.distributed`` processes on
 one host) share it safely. Only programs that took at least
 :data:`CACHE_MIN_COMPILE_SECONDS` to compile are stored.
+
+JAX's bounded cache keeps an access-time file beside each entry and cannot store anything new
+while one entry lacks it (every write then fails with a warning ``Error writing persistent
+compilation cache entry … -atime``). Such orphans appear when a process is killed between the
+two writes, or when an unbounded JAX cache used the same directory; the import repairs them
+(:func:`repair_compilation_cache`).
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
+import time
 
 import jax
 import jax.numpy as jnp
@@ -84,10 +91,37 @@ def enable_compilation_cache() -> pathlib.Path | None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
+    repair_compilation_cache(path)
     jax.config.update("jax_compilation_cache_dir", str(path))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", CACHE_MIN_COMPILE_SECONDS)
     jax.config.update("jax_compilation_cache_max_size", CACHE_MAX_BYTES)
     return path
+
+
+def repair_compilation_cache(path: pathlib.Path) -> int:
+    """Give every entry of the cache at ``path`` its access-time file, under the cache's lock.
+
+    An entry without one (left by a process killed while writing it, or by an unbounded cache)
+    makes every later write of JAX's bounded cache fail. The missing files get the current time.
+    Does nothing if the lock is busy for a second or the directory cannot be written.
+
+    Returns:
+        The number of access-time files written.
+    """
+    import filelock
+
+    written = 0
+    try:
+        with filelock.FileLock(str(path / ".lockfile"), timeout=1.0):
+            now = time.time_ns().to_bytes(8, "little")
+            for entry in path.glob("*-cache"):
+                atime = entry.with_name(entry.name[: -len("-cache")] + "-atime")
+                if not atime.exists():
+                    atime.write_bytes(now)
+                    written += 1
+    except (filelock.Timeout, OSError):
+        pass
+    return written
 
 
 def float_dtype(*args) -> np.dtype:
