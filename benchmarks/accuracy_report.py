@@ -58,8 +58,8 @@ def _accuracy_test_files() -> list[str]:
 def _measure(files: list[str], *, slow: bool) -> tuple[dict, int]:
     with tempfile.TemporaryDirectory() as record:
         env = {**os.environ, "FISHERRDP_ACCURACY_REPORT": record}
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "" if slow else "not slow",
-               *files]
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               "-m", "" if slow else "not slow", *files]
         status = subprocess.call(cmd, cwd=REPO_ROOT, env=env)
         measured: dict[str, dict] = {}
         for path in glob.glob(os.path.join(record, "*.json")):

@@ -76,7 +76,8 @@ class Accuracy:
 
     Each claim has the worst error measured (``measured``), the documented target (``target``)
     and the number of points. A test fails when the worst error exceeds
-    ``max(REGRESSION_FACTOR × measured, REGRESSION_FLOOR)`` (a regression: the change must say why, and re-measure with
+    ``max(REGRESSION_FACTOR × measured, REGRESSION_FLOOR)`` (a regression: the change must say
+    why, and re-measure with
     ``python benchmarks/accuracy_report.py --update``) or the target. With
     ``FISHERRDP_ACCURACY_REPORT=DIR`` (set by that script) the worst errors are recorded in DIR
     and only the targets are asserted, so that a change can be measured before it is accepted.
@@ -107,7 +108,8 @@ class Accuracy:
                                "points": old["points"] + int(errors.size)}
         assert claim is not None, f"no accuracy claim {name!r} in tests/fixtures/accuracy/"
         assert worst <= claim["target"], (
-            f"{name}: worst error {worst:.2e}{at} is above the documented target {claim['target']:.0e}"
+            f"{name}: worst error {worst:.2e}{at} is above the documented target "
+            f"{claim['target']:.0e}"
         )
         if _RECORD_DIR:
             return

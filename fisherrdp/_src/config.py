@@ -99,26 +99,34 @@ def enable_compilation_cache() -> pathlib.Path | None:
 
 
 def repair_compilation_cache(path: pathlib.Path) -> int:
-    """Give every entry of the cache at ``path`` its access-time file, under the cache's lock.
+    """Give every entry of the cache at ``path`` its access-time file.
 
     An entry without one (left by a process killed while writing it, or by an unbounded cache)
     makes every later write of JAX's bounded cache fail. The missing files get the current time.
-    Does nothing if the lock is busy for a second or the directory cannot be written.
+    Import time pays one directory listing; the cache's lock is taken only when an entry lacks
+    its file (and the repair is skipped if the lock stays busy for a second, or the directory
+    cannot be written).
 
     Returns:
         The number of access-time files written.
     """
+
+    def orphans():
+        names = {p.name for p in path.iterdir()}
+        return [n[: -len("-cache")] for n in names
+                if n.endswith("-cache") and n[: -len("-cache")] + "-atime" not in names]
+
     import filelock
 
     written = 0
     try:
+        if not orphans():
+            return 0
         with filelock.FileLock(str(path / ".lockfile"), timeout=1.0):
             now = time.time_ns().to_bytes(8, "little")
-            for entry in path.glob("*-cache"):
-                atime = entry.with_name(entry.name[: -len("-cache")] + "-atime")
-                if not atime.exists():
-                    atime.write_bytes(now)
-                    written += 1
+            for key in orphans():  # again under the lock: a writer may have finished meanwhile
+                (path / f"{key}-atime").write_bytes(now)
+                written += 1
     except (filelock.Timeout, OSError):
         pass
     return written

@@ -93,9 +93,10 @@ def amplify_by_subsampling(eps: ArrayLike, delta: ArrayLike, q: ArrayLike):
     finite in the working precision (:math:`\varepsilon \le \log(\mathrm{finfo.max}) - 1`: 708.8 in
     float64, 87.7 in float32) and as :math:`\varepsilon + \log(q + (1-q)e^{-\varepsilon})` above,
     where :math:`\varepsilon' \ge \varepsilon + \log q` does not cancel; so neither small nor
-    large :math:`\varepsilon` loses accuracy or overflows (measured against 60-digit mpmath:
-    ≤ 4.4e-16 relative for :math:`\varepsilon \le 1`; the former switch at
-    :math:`\varepsilon = 1` lost up to 6e-11 just above it for small :math:`q`); :math:`q = 1` returns
+    large :math:`\varepsilon` loses accuracy or overflows (against 60-digit mpmath over
+    :math:`\varepsilon \in [10^{-12}, 800]`, :math:`q \in [10^{-6}, 1]`: ≤ 4.4e-16 relative;
+    the former switch at :math:`\varepsilon = 1` lost up to 6e-11 just above it for small
+    :math:`q`); :math:`q = 1` returns
     :math:`\varepsilon` exactly. :math:`\varepsilon' \le \varepsilon` and
     :math:`\varepsilon' \approx q\varepsilon` for small :math:`\varepsilon`.
 

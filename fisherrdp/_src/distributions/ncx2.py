@@ -92,8 +92,9 @@ Accuracy (float64) against 40-digit mpmath Poisson-mixture references
 logcdf and logsf relative to max(1, |value|): worst 1.2e-13 in the left tail (x ≤ mean − 5 sd),
 2.2e-14 in the right tail (x ≥ mean + 5 sd), 3.2e-13 in the bulk (at nc = 1e6, where the
 log-density itself errs by ~1e-13), 3.8e-16 at x ≤ 1e-6. ∂ₓ log F and ∂ₓ log S agree with
-40-digit p/F and −p/S to 1.1e-13; df/nc derivatives with mpmath central differences to 2.3e-14
-(claims in ``tests/fixtures/accuracy/ncx2_cdf.json``). Float32 inputs work, with float32 accuracy (~1e-6).
+40-digit p/F and −p/S to 1.1e-13; df/nc derivatives with mpmath central differences to
+2.3e-14 (claims in ``tests/fixtures/accuracy/ncx2_cdf.json``). Float32 inputs work, with
+float32 accuracy (~1e-6).
 Known limit: below x ≈ 1e-290 (float64) the left-side nodes underflow and lose accuracy.
 
 **Edges.** At ``x = 0`` the limit is returned: ``+inf`` for ``df < 2``,

@@ -42,8 +42,8 @@ enters only at second order, so its accuracy (Newton to rounding) is not critica
 p_b)_+`, ``tests/fixtures/hockey_stick_ncx2.json``, 66 cases, 62 with δ > 0, d ∈ [1, 1e4],
 a, b ∈ [0, 100], ε ∈ [0, 20]): largest absolute error 3.0e-14 (d ≥ 1e3; 1.1e-15 below), at
 most 3e-5 of the documented bound 1e-12 + 1e-9·δ, and 3.2e-11 relative where δ < 1e-3
-(claims in ``tests/fixtures/accuracy/hockey_stick.json``); δ = 0 exactly where it should be. The round trip
-``epsilon_for_delta_ncx2(privacy_profile_ncx2(ε))`` returns ε to 1e-10 relative.
+(claims in ``tests/fixtures/accuracy/hockey_stick.json``); δ = 0 exactly where it should be.
+The round trip ``epsilon_for_delta_ncx2(privacy_profile_ncx2(ε))`` returns ε to 1e-10 relative.
 
 **Compile time.** Each new argument shape compiles the root finder and two tail quadratures
 (about 10–40 s on a small CPU; the tail code dominates); evaluate many points in one call.

@@ -85,8 +85,8 @@ made by ``tests/fixtures/make_release_k1_fixtures.py`` with a Poisson mixture of
 central χ² laws, whose density is a Bessel-K function: a representation independent of this
 one; ``tests/test_release_k1.py`` fails above 10 × the measured numbers, the claims of
 ``tests/fixtures/accuracy/release_k1.json``, and above the targets 1e-8 relative (Rényi) and
-1e-10 absolute (hockey stick)); 28 Rényi and 9 hockey-stick rows, each computed twice (two quadrature
-layouts) agreeing to ≤ 6e-14. Worst errors measured (Rényi, relative) over all 28 rows:
+1e-10 absolute (hockey stick)); 28 Rényi and 9 hockey-stick rows, each computed twice (two
+quadrature layouts) agreeing to ≤ 6e-14. Worst errors measured (Rényi, relative) over all 28 rows:
 4.9e-11 (α = 1.01, d = 100, n_syn = 1, a = 10, b = 5) and 4.7e-11 (d = 1000, n_syn = 1,
 b = 0); every other row ≤ 1.3e-13 — moderate α ∈ {1.01, 2, 8} with d ∈ {5, 100, 1000} and
 n_syn ∈ {2, 10, 100, 1000}; n_syn = 1e5, 1e7 (a ≈ b, D = 7.8e-10); a ≈ b (relative step
