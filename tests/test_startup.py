@@ -107,9 +107,12 @@ def test_bucketed_calls_equal_unpadded_calls(n):
     v = rng.uniform(0.0, 30.0, n)
     x = 10.0 ** rng.uniform(-2.0, 3.0, n)
     np.testing.assert_array_equal(special.log_bessel_i(v, x), _log_bessel_i(v, x))
-    a = rng.uniform(0.0, 3.0, n)
-    np.testing.assert_array_equal(divergences.renyi_ncx2(2.0, 10.0, a, 1.0),
-                                  _renyi_vec(2.0, 10.0, a, 1.0))
+    if n == 3:
+        # One size suffices for a quadrature kernel (each unpadded size is a compilation of its
+        # own, ~10 s for renyi_ncx2): padding and cutting do not depend on the kernel.
+        a = rng.uniform(0.0, 3.0, n)
+        np.testing.assert_array_equal(divergences.renyi_ncx2(2.0, 10.0, a, 1.0),
+                                      _renyi_vec(2.0, 10.0, a, 1.0))
 
 
 def _compiles(call) -> int:
