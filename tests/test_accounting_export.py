@@ -105,8 +105,14 @@ def test_account_command_json(tmp_path, capsys):
 
 
 def test_account_command_k2_and_errors(capsys):
-    assert main(["account", "--k", "2", "--alphas", "2"]) == 0
-    assert "upper bound" in capsys.readouterr().out
+    assert main(["account", "--k", "2", "--d", "5", "--sensitivity", "0.5", "--alphas", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "upper bound" in out and "found (lower)" in out and "not a guarantee" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("4 |"))
+    upper, lower = float(row.split("|")[2]), float(row.split("|")[4])
+    assert 0.0 < lower <= upper
+    assert main(["account", "--k", "2", "--alphas", "2", "--no-search"]) == 0
+    assert "found (lower)" not in capsys.readouterr().out
     assert main(["account", "--sensitivity", "3"]) == 2
     assert "sensitivity" in capsys.readouterr().err
     assert main(["account", "--delta", "1.5"]) == 2

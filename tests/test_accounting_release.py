@@ -40,6 +40,7 @@ from fisherrdp.accounting import (
     gaussian_privacy_profile,
     rdp_to_dp,
 )
+from fisherrdp.divergences import renyi_ncwishart
 
 HERE = os.path.dirname(__file__)
 with open(os.path.join(HERE, "fixtures", "accounting_k1.json")) as fh:
@@ -285,6 +286,38 @@ def test_k_above_one_is_the_best_available_bound(k, d):
     eps = mech.epsilon(1e-5)
     assert mech.privacy_profile(eps) == pytest.approx(1e-5, rel=1e-2)
     assert eps <= mech.model_release_epsilon(1e-5) * 1.2  # conversion slack vs exact Gaussian
+
+
+def test_k2_bracket_from_a_search_for_the_worst_pair(monkeypatch):
+    """k = 2: the exact divergence at the worst pair found lies between the rank-one (k = 1)
+    worst case and the rigorous bound, at an admissible pair, recomputed independently."""
+    d, c, gap, sigma = 5.0, 1.0, 0.5, 0.8
+    mech = SyntheticReleaseMechanism(d, 2, c, gap, sigma=sigma)
+    alphas = np.array([4.0])
+    found = mech.worst_pair_search(alphas)
+    k1 = SyntheticReleaseMechanism(d, 1, c, gap, sigma=sigma).rdp(alphas, details=True)
+    np.testing.assert_array_equal(found.rank_one_values, k1.values)
+    assert np.all(found.values >= k1.values)
+    assert np.all(found.values <= mech.rdp(alphas))
+    assert found.evaluations > 0
+    for i, alpha in enumerate(alphas):
+        v, w = found.v[i], found.w[i]
+        assert np.linalg.norm(v) <= c * (1 + 1e-12) and np.linalg.norm(w) <= c * (1 + 1e-12)
+        assert np.linalg.norm(v - w) <= gap * (1 + 1e-12)
+        exact = float(renyi_ncwishart(alpha, d, v / sigma, w / sigma))
+        assert abs(exact - found.values[i]) <= 1e-8 * found.values[i]
+        # Measured (d = 5): no rank-two candidate beats the rank-one worst pair.
+        assert found.rank_one[i] and found.best_rank_two[i] < found.values[i]
+    # Memoized per order.
+    monkeypatch.setattr(synthetic, "search_worst_pair", None)
+    again = mech.worst_pair_search(alphas)
+    np.testing.assert_array_equal(again.values, found.values)
+    with pytest.raises(ValueError, match="k = 2"):
+        SyntheticReleaseMechanism(d, 1, c, gap).worst_pair_search(2.0)
+    with pytest.raises(ValueError, match="k = 2"):
+        SyntheticReleaseMechanism(d, 3, c, gap).worst_pair_search(2.0)
+    with pytest.raises(ValueError, match="n_syn"):
+        SyntheticReleaseMechanism(d, 2, c, gap, n_syn=10).worst_pair_search(2.0)
 
 
 def test_fisher_path_bound_is_valid_and_tighter_than_theorem52():

@@ -107,15 +107,18 @@ def test_grid_rejects_bad_values():
 
 
 # ----------------------------------------------------------------------------------------------
-# k > 1: Theorems 5.3 and 5.4 against Monte Carlo estimates (kind "statistical").
+# k > 1: Theorems 5.3 and 5.4, exact for k = 2 (kind "inequality"), against Monte Carlo
+# estimates for k = 3 (kind "statistical").
 
-WISHART_SMALL = ["--wishart-k", "2", "--wishart-d", "12", "--wishart-samples", "500"]
+WISHART_SMALL = ["--wishart-k", "2,3", "--wishart-d", "6", "--wishart-delta", "0.5",
+                 "--wishart-samples", "500"]
 
 
 @pytest.fixture(scope="module")
 def wishart_report(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify") / "wishart.json"
-    argv = ["verify", "--only", "k > 1", *WISHART_SMALL, "--json", str(path), "--no-progress"]
+    argv = ["verify", "--only", "k = 2", "--only", "k ≥ 3", *WISHART_SMALL, "--json", str(path),
+            "--no-progress"]
     status = cli.main(argv)
     return status, json.loads(path.read_text())
 
@@ -126,28 +129,55 @@ def test_wishart_rows_hold_and_have_the_expected_content(wishart_report):
     assert [row["name"] for row in data["statements"]] == [
         s.name for s in checks.STATEMENTS if s.wishart
     ]
-    assert data["grid"]["wishart"]["dims"] == [[2, 12]]
+    assert data["grid"]["wishart"]["dims"] == [[2, 6], [3, 6]]
     assert data["grid"]["wishart"]["n_samples"] == 500
     rows = {row["name"]: row for row in data["statements"]}
-    fisher = ("Theorem 5.3 (re-derived), k > 1", "Theorem 5.3 (as printed), k > 1")
-    renyi = (
-        "Theorem 5.4 (re-derived), k > 1",
-        "Theorem 5.4 (as printed), k > 1",
-        "Post-processing, k > 1",
-    )
-    for name in fisher:  # 1 k × 1 d × 1 Δ × 2 kinds of pairs × 3 θ
-        assert rows[name]["points"] == 6, name
-    for name in renyi:  # 2 pairs × 2 orders × 3 α
-        assert rows[name]["points"] == 12, name
-    for name, row in rows.items():
-        assert row["kind"] == ("as printed" if "printed" in name else "statistical"), name
-        where = row["where"]
-        assert where["k"] == 2 and where["d"] == 12 and where["stderr"] > 0, name
-        # the compared side is the estimate minus three standard errors
-        assert where["small"] == pytest.approx(where["estimate"] - 3 * where["stderr"], rel=1e-12)
-        assert row["violations"] == 0 and 0 < row["metric"] < 1, row
-    # The printed Theorem 5.3 is the smaller bound: less slack than the re-derived one.
-    assert rows[fisher[1]]["metric"] < rows[fisher[0]]["metric"]
+    for tag, k in ((", k = 2", 2), (", k ≥ 3", 3)):
+        fisher = ("Theorem 5.3 (re-derived)" + tag, "Theorem 5.3 (as printed)" + tag)
+        renyi = (
+            "Theorem 5.4 (re-derived)" + tag,
+            "Theorem 5.4 (as printed)" + tag,
+            "Post-processing" + tag,
+        )
+        for name in fisher:  # 1 (k, d) × 1 Δ × 5 kinds of pairs × 3 θ
+            assert rows[name]["points"] == 15, name
+        for name in renyi:  # 5 pairs × 2 orders × 5 α
+            assert rows[name]["points"] == 50, name
+        for name in fisher + renyi:
+            row = rows[name]
+            exact = k == 2
+            assert row["kind"] == (
+                "as printed" if "printed" in name else "inequality" if exact else "statistical"
+            ), name
+            where = row["where"]
+            assert where["k"] == k and where["d"] == 6 and where["stderr"] > 0, name
+            if exact:  # the exact value, its error estimate far below it
+                assert where["small"] == where["estimate"]
+                assert where["stderr"] <= 1e-8 * where["estimate"]
+            else:  # the compared side is the estimate minus three standard errors
+                assert where["small"] == pytest.approx(
+                    where["estimate"] - 3 * where["stderr"], rel=1e-12
+                )
+            assert row["violations"] == 0 and 0 < row["metric"] < 1, row
+        # The printed Theorem 5.3 is the smaller bound: less slack than the re-derived one
+        # (equal at k = 3, d = 6, where m = 2 makes both the trivial bound ‖Uw − v‖²).
+        assert rows[fisher[1]]["metric"] <= rows[fisher[0]]["metric"]
+        if k == 2:
+            assert rows[fisher[1]]["metric"] < rows[fisher[0]]["metric"]
+
+
+def test_exact_k2_rows_are_the_exact_functions(wishart_report):
+    """The k = 2 rows hold the exact values: the tightest Theorem 5.4 point, recomputed."""
+    from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
+    from fisherrdp.divergences import renyi_ncwishart
+
+    _, data = wishart_report
+    where = {row["name"]: row for row in data["statements"]}["Post-processing, k = 2"]["where"]
+    grid = WishartGrid(dims=((2, 6), (3, 6)), delta=(0.5,))
+    pair = [p for p in wishart_pairs(grid) if p["k"] == 2][int(where["pair"])]
+    v, w = (pair["v"], pair["w"]) if where["order"] == 0 else (pair["w"], pair["v"])
+    assert float(renyi_ncwishart(where["alpha"], 6.0, v, w)) == pytest.approx(
+        where["estimate"], rel=1e-12)
 
 
 def test_statistical_margin_is_three_standard_errors():
@@ -165,23 +195,31 @@ def test_statistical_margin_is_three_standard_errors():
 
 
 def test_wishart_pairs_meet_the_theorem_hypotheses():
-    from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
+    from fisherrdp._src.wishart_checks import PAIR_KINDS, WishartGrid, wishart_pairs
     from fisherrdp._src.wishart_fisher import _procrustes
 
     grid = WishartGrid(dims=((2, 6), (2, 12), (3, 6), (3, 12)), C=1.5, delta=(0.3, 1.2))
     pairs = wishart_pairs(grid)
-    assert len(pairs) == 2 * 2 * 2 * 2
+    assert len(pairs) == 2 * 2 * 2 * 5
+    kinds = dict(enumerate(PAIR_KINDS))
     for p in pairs:
-        v, w = p["v"], p["w"]
+        v, w, kind = p["v"], p["w"], kinds[p["kind"]]
         assert v.shape == w.shape == (p["d"], p["k"])
         assert np.linalg.norm(v) == pytest.approx(1.5, rel=1e-14)
         assert np.linalg.norm(w) <= 1.5 * (1 + 1e-14)
         assert np.linalg.norm(v - w) == pytest.approx(p["delta"], rel=1e-12)
+        rank_v, rank_w = np.linalg.matrix_rank(v), np.linalg.matrix_rank(w)
+        assert (rank_v, rank_w) == {"rank_one": (1, 1), "rank_two": (2, 2)}.get(
+            kind, (p["k"], p["k"])), kind
+        if kind == "rotated":  # same Gram eigenvalues, rotated
+            np.testing.assert_allclose(np.linalg.svd(v)[1], np.linalg.svd(w)[1], rtol=1e-12)
         length = np.linalg.norm(_procrustes(v, w) - v)
-        if p["kind"] == 0:  # scaled: the rotation cannot shorten the path
+        if kind in ("scaled", "rank_one"):  # the rotation cannot shorten the path
             assert length == pytest.approx(p["delta"], rel=1e-10)
-        else:
+        elif kind in ("random", "rotated"):
             assert length < p["delta"]
+        else:
+            assert length <= p["delta"] * (1 + 1e-10)
     # deterministic
     again = wishart_pairs(grid)
     assert all(np.array_equal(p["w"], q["w"]) for p, q in zip(pairs, again))

@@ -1,4 +1,4 @@
-r"""Numerical checks of the paper's statements: exact for k = 1, Monte Carlo for k > 1.
+r"""Numerical checks of the paper's statements: exact for k ≤ 2, Monte Carlo for k ≥ 3.
 
 Every statement fisherrdp can evaluate exactly becomes a :class:`Statement`: a name, the
 paper's reference, a kind, and a function of a :class:`Grid` that returns either the two sides
@@ -19,7 +19,7 @@ Kinds of rows:
   evaluated at finite Δ; violations show where the leading order stops describing it.
 * ``limit`` — a limit (Prop 3.1's local expansion, Prop 4.3's "no amplification without the
   bound C"), shown as the largest ``|ratio - 1|`` at a sampled distance from the limit.
-* ``statistical`` — a proven statement for :math:`k > 1` (Theorem 5.3 re-derived, Theorem 5.4
+* ``statistical`` — a proven statement for :math:`k \ge 3` (Theorem 5.3 re-derived, Theorem 5.4
   re-derived, post-processing) checked against a **Monte Carlo estimate** ``est`` with standard
   error ``se`` (:mod:`fisherrdp._src.wishart_checks`). The compared side is ``est - 3 se``
   (``Z_MARGIN = 3``): a point is a violation only if ``est - 3 se > bound`` (beyond the
@@ -38,9 +38,12 @@ statements) log-spaced on :math:`[0.01, 100]`, ``delta`` on :math:`(0, 2]`, and
 :math:`\alpha \in \{1.25, 1.5, 2, 4, 8, 16, 32, 64\}`. Divergence statements use the pairs
 :math:`(a, b) = (C, \max(C - \Delta, 0))` and the reverse order, so :math:`a, b \le C` and
 :math:`|a - b| \le \Delta`. The k > 1 rows use ``Grid.wishart``
-(:class:`~fisherrdp._src.wishart_checks.WishartGrid`: (k, d) ∈ {(2, 12), (2, 48), (3, 48)},
-C = 1, Δ = 0.5 with a scaled and a random pair, θ ∈ {0, 0.5, 1}, α ∈ {2, 4, 8}, 2000 samples,
-seed 0); they are marked ``Statement.wishart`` (``fisherrdp verify --no-wishart`` skips them).
+(:class:`~fisherrdp._src.wishart_checks.WishartGrid`: (k, d) ∈ {(2, 4), (2, 48), (3, 48)},
+C = 1, Δ ∈ {0.25, 0.75} with scaled, random, rotated, rank-one and rank-two pairs,
+θ ∈ {0, 0.5, 1}, α ∈ {1.5, 2, 4, 8, 16}, 2000 samples for k ≥ 3, seed 0); they are marked
+``Statement.wishart`` (``fisherrdp verify --no-wishart`` skips them). For k = 2 they are exact
+``inequality`` rows (allowance: the cubature's error estimate plus 1e-8 relative for divergences,
+1e-10 for Fisher information).
 
 Numerical allowances: Fisher information from ``return_error`` (below 1e-10 relative), exact
 Rényi divergences 1e-9 relative (``renyi_ncx2``'s accuracy target), the path bound 1e-9
@@ -71,6 +74,8 @@ FISHER_TOL = 1e-10
 RENYI_TOL = 1e-9
 PATH_BOUND_TOL = 1e-9
 CLOSED_FORM_TOL = 1e-13
+#: Exact k = 2 divergences (renyi_ncwishart's documented accuracy), besides their estimate.
+WISHART_RENYI_TOL = 1e-8
 #: Kinds of rows whose violations are failures.
 FAILING_KINDS = ("inequality", "statistical")
 
@@ -382,12 +387,14 @@ def _proposition43(grid, ev):
 # k > 1: Monte Carlo estimates against Theorems 5.3 and 5.4 (kind "statistical").
 
 
-def _wishart_fisher(grid: Grid, ev: Evaluator) -> dict:
-    return ev.shared("wishart_fisher", lambda: fisher_rows(grid.wishart, ev.on_chunk))
+def _wishart_fisher(grid: Grid, ev: Evaluator, exact: bool) -> dict:
+    key = "wishart_fisher_exact" if exact else "wishart_fisher"
+    return ev.shared(key, lambda: fisher_rows(grid.wishart, ev.on_chunk, exact=exact))
 
 
-def _wishart_renyi(grid: Grid, ev: Evaluator) -> dict:
-    return ev.shared("wishart_renyi", lambda: renyi_rows(grid.wishart, ev.on_chunk))
+def _wishart_renyi(grid: Grid, ev: Evaluator, exact: bool) -> dict:
+    key = "wishart_renyi_exact" if exact else "wishart_renyi"
+    return ev.shared(key, lambda: renyi_rows(grid.wishart, ev.on_chunk, exact=exact))
 
 
 def _statistical(rows: dict, bound, coords: dict) -> Comparison:
@@ -397,75 +404,99 @@ def _statistical(rows: dict, bound, coords: dict) -> Comparison:
     return Comparison(small, bound, CLOSED_FORM_TOL * np.abs(bound), coords)
 
 
-def _theorem53(variant):
+def _exact(rows: dict, bound, coords: dict, rtol: float) -> Comparison:
+    """``value <= bound``, allowed the value's error estimate, ``rtol`` and the closed form's."""
+    bound = np.asarray(bound, dtype=float)
+    value = rows["estimate"]
+    tol = rows["stderr"] + rtol * np.abs(value) + CLOSED_FORM_TOL * np.abs(bound)
+    return Comparison(value, bound, tol, coords)
+
+
+def _compare(rows: dict, bound, exact: bool, rtol: float) -> Comparison:
+    return _exact(rows, bound, rows, rtol) if exact else _statistical(rows, bound, rows)
+
+
+def _theorem53(variant, exact):
     def evaluate(grid, ev):
-        r = _wishart_fisher(grid, ev)
+        r = _wishart_fisher(grid, ev, exact)
         bound = bounds.theorem53_fisher_bound(r["L2"], r["rho"], r["m"], variant=variant)
-        return _statistical(r, bound, r)
+        return _compare(r, bound, exact, FISHER_TOL)
 
     return evaluate
 
 
-def _theorem54(variant):
+def _theorem54(variant, exact):
     def evaluate(grid, ev):
-        r = _wishart_renyi(grid, ev)
+        r = _wishart_renyi(grid, ev, exact)
         bound = bounds.theorem54_bound(
             r["alpha"], r["d"], r["k"], r["C"], r["Delta"], variant=variant
         )
-        return _statistical(r, bound, r)
+        return _compare(r, bound, exact, WISHART_RENYI_TOL)
 
     return evaluate
 
 
-def _wishart_postprocessing(grid, ev):
-    r = _wishart_renyi(grid, ev)
-    return _statistical(r, bounds.gaussian_renyi(r["alpha"], r["Delta"]), r)
+def _wishart_postprocessing(exact):
+    def evaluate(grid, ev):
+        r = _wishart_renyi(grid, ev, exact)
+        return _compare(r, bounds.gaussian_renyi(r["alpha"], r["Delta"]), exact, WISHART_RENYI_TOL)
+
+    return evaluate
 
 
 _MC = "MC est − 3se"
 
-WISHART_STATEMENTS: tuple[Statement, ...] = (
-    Statement(
-        "Theorem 5.3 (re-derived), k > 1",
-        "Thm 5.3 / MATH.md §4",
-        "statistical",
-        f"{_MC} of I(θ) <= ‖Uw−v‖²·2ρ²/(2ρ²+m−3), m = ⌊d/k⌋, ρ = ‖μ(θ)‖",
-        _theorem53("rederived"),
-        wishart=True,
-    ),
-    Statement(
-        "Theorem 5.3 (as printed), k > 1",
-        "Thm 5.3, App. F.1",
-        "as printed",
-        f"{_MC} of I(θ) <= ‖Uw−v‖²·ρ²/(ρ²+m−3)",
-        _theorem53("printed"),
-        wishart=True,
-    ),
-    Statement(
-        "Theorem 5.4 (re-derived), k > 1",
-        "Thm 5.4 / MATH.md §4",
-        "statistical",
-        f"{_MC} of D_α(VᵀV‖WᵀW) <= Theorem 5.2 form with d → ⌊d/k⌋, ‖v−w‖ = Δ",
-        _theorem54("rederived"),
-        wishart=True,
-    ),
-    Statement(
-        "Theorem 5.4 (as printed), k > 1",
-        "Thm 5.4, main text",
-        "as printed",
-        f"{_MC} of D_α <= printed Theorem 5.2 form with d → ⌊d/k⌋",
-        _theorem54("printed"),
-        wishart=True,
-    ),
-    Statement(
-        "Post-processing, k > 1",
-        "Sec. 2",
-        "statistical",
-        f"{_MC} of D_α(VᵀV‖WᵀW) <= α‖v−w‖²/2",
-        _wishart_postprocessing,
-        wishart=True,
-    ),
-)
+
+def _wishart_statements(exact: bool) -> tuple[Statement, ...]:
+    """Theorems 5.3, 5.4 and post-processing for k > 1: exact (k = 2) or Monte Carlo (k ≥ 3)."""
+    tag, kind = (", k = 2", "inequality") if exact else (", k ≥ 3", "statistical")
+    fisher = "I(θ)" if exact else f"{_MC} of I(θ)"
+    renyi = "D_α(VᵀV‖WᵀW)" if exact else f"{_MC} of D_α(VᵀV‖WᵀW)"
+    return (
+        Statement(
+            "Theorem 5.3 (re-derived)" + tag,
+            "Thm 5.3 / MATH.md §4",
+            kind,
+            f"{fisher} <= ‖Uw−v‖²·2ρ²/(2ρ²+m−3), m = ⌊d/k⌋, ρ = ‖μ(θ)‖",
+            _theorem53("rederived", exact),
+            wishart=True,
+        ),
+        Statement(
+            "Theorem 5.3 (as printed)" + tag,
+            "Thm 5.3, App. F.1",
+            "as printed",
+            f"{fisher} <= ‖Uw−v‖²·ρ²/(ρ²+m−3)",
+            _theorem53("printed", exact),
+            wishart=True,
+        ),
+        Statement(
+            "Theorem 5.4 (re-derived)" + tag,
+            "Thm 5.4 / MATH.md §4",
+            kind,
+            f"{renyi} <= Theorem 5.2 form with d → ⌊d/k⌋, ‖v−w‖ = Δ",
+            _theorem54("rederived", exact),
+            wishart=True,
+        ),
+        Statement(
+            "Theorem 5.4 (as printed)" + tag,
+            "Thm 5.4, main text",
+            "as printed",
+            f"{renyi} <= printed Theorem 5.2 form with d → ⌊d/k⌋",
+            _theorem54("printed", exact),
+            wishart=True,
+        ),
+        Statement(
+            "Post-processing" + tag,
+            "Sec. 2",
+            kind,
+            f"{renyi} <= α‖v−w‖²/2",
+            _wishart_postprocessing(exact),
+            wishart=True,
+        ),
+    )
+
+
+WISHART_STATEMENTS: tuple[Statement, ...] = _wishart_statements(True) + _wishart_statements(False)
 
 
 STATEMENTS: tuple[Statement, ...] = (
@@ -574,6 +605,12 @@ STATEMENTS: tuple[Statement, ...] = (
 
 
 def _summarize(statement: Statement, outcome: Comparison | Approach) -> StatementResult:
+    points = int(np.size(outcome.ratio if isinstance(outcome, Approach) else outcome.small))
+    if points == 0:  # e.g. k ≥ 3 rows on a grid with k = 2 only
+        return StatementResult(
+            statement.name, statement.source, statement.kind, statement.description, 0, 0,
+            "no points", math.nan, {},
+        )
     if isinstance(outcome, Approach):
         deviation = np.abs(np.asarray(outcome.ratio, dtype=float) - 1.0)
         deviation = np.where(np.isnan(deviation), np.inf, deviation)

@@ -1,18 +1,33 @@
 """The non-central chi-square law, SciPy's ``ncx2(df, nc)``: ``logpdf``, ``pdf``, ``logcdf``,
-``logsf``, ``cdf``, ``sf``, ``mean``, ``var``, ``sample``. Implementation and accuracy notes:
-:mod:`fisherrdp._src.distributions.ncx2`.
+``logsf``, ``cdf``, ``sf``, the quantiles ``ppf`` (inverse of ``cdf``) and ``isf`` (inverse of
+``sf``, accurate far into the right tail), ``mean``, ``var``, ``sample``. Implementation and
+accuracy notes: :mod:`fisherrdp._src.distributions.ncx2`.
 """
 
 from fisherrdp._src.distributions.ncx2 import (
     cdf,
+    isf,
     logcdf,
     logpdf,
     logsf,
     mean,
     pdf,
+    ppf,
     sample,
     sf,
     var,
 )
 
-__all__ = ["logpdf", "pdf", "logcdf", "logsf", "cdf", "sf", "mean", "var", "sample"]
+__all__ = [
+    "cdf",
+    "isf",
+    "logcdf",
+    "logpdf",
+    "logsf",
+    "mean",
+    "pdf",
+    "ppf",
+    "sample",
+    "sf",
+    "var"
+]

@@ -55,6 +55,7 @@ from fisherrdp._src.accounting.conversions import (
     gaussian_rdp,
     rdp_to_dp,
 )
+from fisherrdp._src.accounting.wishart_search import PairSearch, search_worst_pair
 from fisherrdp._src.accounting.worst_case import CHUNK, WorstCase, sup_over_pairs
 from fisherrdp._src.divergences.hockey_stick import _profile_jit
 from fisherrdp._src.divergences.release_k1 import _release_finite_vec
@@ -390,6 +391,58 @@ class SyntheticReleaseMechanism:
 
         res = self._memoized(("epsilon",), grid, compute)
         return res if details else _shaped(res.values, delta)
+
+    def worst_pair_search(self, alphas: ArrayLike) -> PairSearch:
+        r"""k = 2: the exact divergence at the worst admissible pair a search finds.
+
+        A **lower** bound on the RDP curve (the true :math:`\varepsilon(\alpha)` lies between it
+        and :meth:`rdp`, the rigorous upper bound): the exact
+        :func:`fisherrdp.divergences.renyi_ncwishart_gram` at the worst pair found by
+        :func:`fisherrdp._src.accounting.wishart_search.search_worst_pair`, which starts from the
+        worst rank-one pair (the exact k = 1 maximiser) and random and locally refined rank-two
+        pairs. A value found is not a guarantee. Results are memoized per order.
+
+        Args:
+            alphas: Orders :math:`\alpha > 1` (scalar or 1-D).
+
+        Returns:
+            A :class:`~fisherrdp._src.accounting.wishart_search.PairSearch` (values, pairs,
+            whether the best pair is rank one).
+
+        Raises:
+            ValueError: For :math:`k \ne 2` (k = 1 is exact: :meth:`rdp`; no exact divergence
+                exists for k ≥ 3), infinite-n_syn only, or an order :math:`\le 1`.
+        """
+        if self.k != 2:
+            raise ValueError(
+                f"worst_pair_search needs k = 2 (k = 1 is exact: use rdp), got k = {self.k}"
+            )
+        if not math.isinf(self.n_syn):
+            raise ValueError("worst_pair_search needs n_syn = inf (the Gram-matrix release)")
+        check_concrete("alphas", alphas, lower=1, lower_inclusive=False, allow_nan=False)
+        grid = np.atleast_1d(np.asarray(alphas, np.float64))
+        missing = np.unique([x for x in grid.tolist() if ("search", x) not in self._memo])
+        if missing.size:
+            rank_one = SyntheticReleaseMechanism(
+                self.d, 1, self.C, self.sensitivity, self.sigma, self.sigma_z
+            ).rdp(missing, details=True)
+            found = search_worst_pair(
+                missing,
+                self.d,
+                self.norm_bound,
+                self.scaled_sensitivity,
+                (rank_one.a / self.sigma, rank_one.b / self.sigma, rank_one.values),
+                sigma=self.sigma,
+            )
+            for i, x in enumerate(missing.tolist()):
+                self._memo["search", x] = found, i
+        parts = [self._memo["search", x] for x in grid.tolist()]
+        fields = {
+            f.name: np.stack([getattr(res, f.name)[i] for res, i in parts])
+            for f in dataclasses.fields(PairSearch)
+            if f.name != "evaluations"
+        }
+        return PairSearch(**fields, evaluations=max(res.evaluations for res, _ in parts))
 
     # -- the model release (Gaussian mechanism) ------------------------------------------------
 

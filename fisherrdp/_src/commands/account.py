@@ -1,7 +1,9 @@
 """``fisherrdp account``: privacy of a synthetic-data release next to the model release.
 
 Prints a table of the RDP curves at standard orders, ε at the chosen δ (exact profiles and via
-the RDP conversion), and the ratios; optionally the subsampled guarantee, the noise a target ε
+the RDP conversion), and the ratios; for k = 2 also the lower end of the RDP bracket (the exact
+divergence at the worst pair a search finds,
+:meth:`~fisherrdp.accounting.SyntheticReleaseMechanism.worst_pair_search`); optionally the subsampled guarantee, the noise a target ε
 needs (:func:`fisherrdp.accounting.calibrate_sigma`), a JSON report and a figure. See
 :mod:`fisherrdp._src.accounting.synthetic`.
 """
@@ -59,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--target-epsilon",
         type=float,
         help="also find the smallest σ meeting (target ε, δ), synthetic vs model release",
+    )
+    parser.add_argument(
+        "--no-search",
+        action="store_true",
+        help="k = 2: skip the search for the worst pair (the lower end of the RDP bracket)",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     parser.add_argument(
@@ -146,6 +153,18 @@ def build_report(args: argparse.Namespace) -> dict:
             "at_corner_for_all_orders": bool(np.all(rdp.at_corner)),
             "interior_below_boundary": bool(np.all(rdp.interior_max <= rdp.values * (1 + 1e-11))),
         }
+    if mech.k == 2 and math.isinf(mech.n_syn) and not args.no_search:
+        found = mech.worst_pair_search(alphas)
+        for row, value, error in zip(report["rdp"], found.values, found.errors):
+            row["synthetic_found"] = float(value)
+            row["synthetic_found_error"] = float(error)
+        report["found_pair"] = {
+            "label": "exact divergence at the worst pair found by a search: a lower bound on "
+            "the RDP, not a guarantee",
+            "rank_one_for_all_orders": bool(np.all(found.rank_one)),
+            "best_other_below": bool(np.all(found.best_rank_two <= found.values)),
+            "evaluations_per_order": found.evaluations,
+        }
     if q is not None:
         inner_syn = float(mech.epsilon(args.delta / q))
         inner_model = float(mech.model_release_epsilon(args.delta / q))
@@ -194,15 +213,27 @@ def print_report(report: dict) -> None:
             f"(corner for every order: {w['at_corner_for_all_orders']}; interior pairs below it: "
             f"{w['interior_below_boundary']})"
         )
+    found = report.get("found_pair")
+    if found:
+        print(
+            f"found (k = 2): {found['label']}; the worst pair found is rank one for every "
+            f"order: {found['rank_one_for_all_orders']} ({found['evaluations_per_order']} exact "
+            f"divergences per order)"
+        )
     print()
     header = f"{'alpha':>7} | {'model RDP':>12} | {'synthetic RDP':>13} | {'ratio':>8}"
+    if found:
+        header += f" | {'found (lower)':>13}"
     print(header)
     print("-" * len(header))
     for row in report["rdp"]:
-        print(
+        line = (
             f"{row['alpha']:>7g} | {row['model']:>12.6g} | {row['synthetic']:>13.6g} | "
             f"{row['ratio']:>8.3g}"
         )
+        if found:
+            line += f" | {row['synthetic_found']:>13.6g}"
+        print(line)
     print()
     e, c = report["epsilon"], report["epsilon_via_rdp"]
     print(f"epsilon at delta = {report['delta']:g}:")

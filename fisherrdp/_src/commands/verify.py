@@ -6,14 +6,12 @@ numerical error, the smallest relative slack ``(large - small)/|large|`` (for li
 numerical error (or, for the k > 1 Monte Carlo rows of kind ``statistical``, by more than 3
 standard errors), 2 for bad options, else 0.
 
-The k > 1 rows (Theorems 5.3 and 5.4 against Monte Carlo estimates,
-:mod:`fisherrdp._src.wishart_checks`; (k, d) ∈ {(2, 12), (2, 48), (3, 48)}, 2000 draws) add
-about a minute to the default run, almost all of it compilation (measured: 64.5 s wall, 61 s
-CPU, for ``fisherrdp verify --only "k > 1"`` on 2 CPU cores shared with another job, load
-2.3-2.8); ``--no-wishart`` skips them, ``--wishart-samples``, ``--wishart-C``,
-``--wishart-delta``, ``--wishart-k`` and ``--wishart-d`` set them. With ``--wishart-C 3
---wishart-delta 1`` the estimates come closer to the bounds (Theorem 5.3: smallest slack 0.52
-instead of 0.76) at ~100 s.
+The k > 1 rows (Theorems 5.3 and 5.4 and post-processing, :mod:`fisherrdp._src.wishart_checks`)
+are exact ``inequality`` rows for k = 2 (the exact Fisher information and Rényi divergence by
+cubature; (k, d) ∈ {(2, 4), (2, 48)}, Δ ∈ {0.25, 0.75}, scaled, random, rotated,
+rank-one and rank-two pairs, α ∈ {1.5, 2, 4, 8, 16}) and Monte Carlo ``statistical`` rows for
+k = 3 ((3, 48), 2000 draws); ``--no-wishart`` skips them, ``--wishart-samples``,
+``--wishart-C``, ``--wishart-delta``, ``--wishart-k`` and ``--wishart-d`` set them.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ import sys
 NAME = "verify"
 HELP = (
     "check the paper's inequalities: k = 1 exactly on grids of d, θ or C, Δ and α; "
-    "k = 2, 3 (Theorems 5.3, 5.4) by Monte Carlo"
+    "k = 2 (Theorems 5.3, 5.4) exactly by cubature, k = 3 by Monte Carlo"
 )
 
 
@@ -95,14 +93,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-wishart",
         action="store_true",
-        help="skip the k > 1 Monte Carlo checks of Theorems 5.3 and 5.4 (about a minute)",
+        help="skip the k > 1 checks of Theorems 5.3 and 5.4 (k = 2 exact, k = 3 Monte Carlo)",
     )
     parser.add_argument(
         "--wishart-samples",
         metavar="N",
         type=int,
         default=2000,
-        help="Monte Carlo draws per θ (Fisher) and per pair and order (Rényi) of the k > 1 "
+        help="Monte Carlo draws per θ (Fisher) and per pair and order (Rényi) of the k ≥ 3 "
         "checks (default 2000)",
     )
     parser.add_argument(
@@ -110,15 +108,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="C",
         type=float,
         default=1.0,
-        help="Frobenius-norm bound of the k > 1 pairs (default 1; 3 with --wishart-delta 1 "
-        "brings the estimates closer to the bounds, ~100 s instead of ~65 s)",
+        help="Frobenius-norm bound of the k > 1 pairs (default 1)",
     )
     parser.add_argument(
         "--wishart-delta",
         metavar="LIST",
         type=_floats,
-        default=(0.5,),
-        help="‖v − w‖_F of the k > 1 pairs, each in (0, C) (default 0.5)",
+        default=(0.25, 0.75),
+        help="‖v − w‖_F of the k > 1 pairs, each in (0, C) (default 0.25,0.75)",
     )
     parser.add_argument(
         "--wishart-k",
@@ -132,7 +129,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LIST",
         type=_ints,
         help="widths d of the k > 1 checks (default 12,48 if only --wishart-k is given; without "
-        "either, (k, d) = (2, 12), (2, 48), (3, 48); each (k, d) compiles anew, ~10-30 s)",
+        "either, (k, d) = (2, 4), (2, 48), (3, 48); each k = 3 (k, d) compiles anew, "
+        "~10-30 s)",
     )
 
 
@@ -183,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from fisherrdp._src.checks import STATEMENTS, run_checks
+    from fisherrdp._src.wishart_checks import PAIR_KINDS
 
     try:
         grid = _grid(args)
@@ -205,10 +204,11 @@ def run(args: argparse.Namespace) -> int:
     if any(s.wishart for s in statements):
         w = grid.wishart
         print(
-            f"k > 1 (Monte Carlo): (k, d) in {list(w.dims)}, C = {w.C:g}, "
-            f"Δ in {list(w.delta)} ({'/'.join(w.pairs)} pairs), θ in {list(w.theta)}, "
-            f"α in {list(w.alpha)}, {w.n_samples} samples, seed {w.seed} "
-            "(where: pair 0 = scaled, 1 = random; order 0 = D(P_v‖P_w), 1 = reverse)"
+            f"k > 1 (k = 2 exact by cubature, k ≥ 3 Monte Carlo): (k, d) in {list(w.dims)}, "
+            f"C = {w.C:g}, Δ in {list(w.delta)} ({'/'.join(w.pairs)} pairs), "
+            f"θ in {list(w.theta)}, α in {list(w.alpha)}, {w.n_samples} samples (k ≥ 3), "
+            f"seed {w.seed} (where: pair = index in {'/'.join(PAIR_KINDS)}; "
+            "order 0 = D(P_v‖P_w), 1 = reverse)"
         )
     with tqdm(total=len(statements), disable=args.no_progress, file=sys.stderr, unit="stmt") as bar:
         chunks = 0

@@ -88,7 +88,7 @@ from fisherrdp._src.distributions.ncx2 import _logpdf
 from fisherrdp._src.divergences._windows import window_search
 from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.special.bessel import _ratio_and_log_0f1
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.validation import check_concrete, is_tracer
 
 __all__ = ["gaussian_renyi", "renyi_ncx2"]
 
@@ -242,26 +242,24 @@ def _log_psi_large(alpha, l):
     return jnp.where(positive, log_pos, log_neg)
 
 
-def _log_psi_sum(alpha, log_pb, l_over, delta, w):
-    """log(Σ w p_b ψ(L) / Σ w p_b), L = δ · l_over, δ ≠ 0; finite for every input.
+def _log_scaled_mean(log_pb, l_over, delta, w, small, over_square, log_large):
+    """log(Σ w p_b f(L) / Σ w p_b) for an f ≥ 0 given per node as f(L)/L² = ``over_square``
+    where ``small`` and log f(L) = ``log_large`` elsewhere; L = δ · l_over, δ ≠ 0. Finite for
+    every input.
 
     Sums are scaled by δ² (no underflow for tiny δ) and by their largest term (no overflow
     where the divergence is large and this form is not used).
     """
-    l = delta * l_over
     shift = jax.lax.stop_gradient(jnp.max(log_pb))
     pb = jnp.exp(log_pb - shift)
-    small = jnp.abs(alpha * l) < 1.0
-    l_small = jnp.where(small, l, 0.0)
-    l_large = jnp.where(small, 1.0 / alpha + 1.0, l)
     log_abs_delta = jnp.log(jnp.abs(delta))
-    log_large = log_pb - shift + _log_psi_large(alpha, l_large) - 2.0 * log_abs_delta
+    log_large = log_pb - shift + log_large - 2.0 * log_abs_delta
     top = jax.lax.stop_gradient(
         jnp.maximum(jnp.max(jnp.where(small, -jnp.inf, log_large)), 0.0)
     )
     terms = jnp.where(
         small,
-        pb * l_over * l_over * _psi_series(alpha, l_small) * jnp.exp(-top),
+        pb * l_over * l_over * over_square * jnp.exp(-top),
         jnp.exp(log_large - top),
     )
     return (
@@ -270,6 +268,16 @@ def _log_psi_sum(alpha, log_pb, l_over, delta, w):
         + jnp.log(jnp.sum(w * terms))
         - jnp.log(jnp.sum(w * pb))
     )
+
+
+def _log_psi_sum(alpha, log_pb, l_over, delta, w):
+    """log(Σ w p_b ψ(L) / Σ w p_b), L = δ · l_over, δ ≠ 0; finite for every input."""
+    l = delta * l_over
+    small = jnp.abs(alpha * l) < 1.0
+    l_small = jnp.where(small, l, 0.0)
+    l_large = jnp.where(small, 1.0 / alpha + 1.0, l)
+    return _log_scaled_mean(log_pb, l_over, delta, w, small, _psi_series(alpha, l_small),
+                            _log_psi_large(alpha, l_large))
 
 
 def _renyi(alpha, d, a, b):
@@ -334,7 +342,9 @@ def renyi_ncx2(alpha: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> ja
     differentiable in ``alpha``, ``a`` and ``b``.
 
     Args:
-      alpha: Rényi order, ``alpha > 1``.
+      alpha: Rényi order, ``alpha >= 1``. Where a concrete ``alpha`` equals 1 the value is the
+        Kullback–Leibler divergence, the limit α → 1 (:func:`kl_ncx2`, a separate compiled
+        program); inside ``jit`` (``alpha`` a tracer) α = 1 gives NaN: call :func:`kl_ncx2`.
       d: degrees of freedom, real, ``d >= 1``.
       a: amplitude of the first law, ``a >= 0`` (non-centrality ``a**2``).
       b: amplitude of the second law, ``b >= 0``.
@@ -343,8 +353,8 @@ def renyi_ncx2(alpha: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> ja
       Array of the broadcast shape of the arguments, in their floating dtype.
 
     Raises:
-      ValueError: if concrete ``alpha <= 1``, ``d < 1``, ``a < 0`` or ``b < 0``. Inside
-        ``jit`` no check is possible: such entries come out as NaN.
+      ValueError: if concrete ``alpha < 1``, ``d < 1``, ``a < 0`` or ``b < 0``. Inside
+        ``jit`` no check is possible: such entries (and α = 1) come out as NaN.
 
     Examples:
       >>> from fisherrdp.divergences import renyi_ncx2
@@ -352,11 +362,24 @@ def renyi_ncx2(alpha: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> ja
       0.0055679342
       >>> float(renyi_ncx2(2.0, 50.0, 1.0, 1.0))
       0.0
+      >>> print(f"{float(renyi_ncx2(1.0, 50.0, 1.0, 0.5)):.10f}")  # α = 1: kl_ncx2
+      0.0027572836
       >>> print(f"{float(renyi_ncx2(2.0, 5.0, 1.0 + 1e-9, 1.0)):.4e}")  # ≈ α I(5, 1) δ²/2
       2.8827e-19
     """
-    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
+    check_concrete("alpha", alpha, lower=1.0)
     check_concrete("d", d, lower=1.0)
     check_concrete("a", a, lower=0.0)
     check_concrete("b", b, lower=0.0)
-    return map_bucketed(_renyi_vec, *as_float_arrays(alpha, d, a, b))[0]
+    alpha, d, a, b = as_float_arrays(alpha, d, a, b)
+    if is_tracer(alpha) or not np.any(np.asarray(alpha) == 1.0):
+        return map_bucketed(_renyi_vec, alpha, d, a, b)[0]
+    # Concrete α = 1: the Kullback–Leibler divergence, by its own program.
+    from fisherrdp._src.divergences.kl import kl_ncx2
+
+    at_one = np.asarray(alpha) == 1.0
+    kl = kl_ncx2(d, a, b)
+    if np.all(at_one):
+        return jnp.broadcast_to(kl, jnp.broadcast_shapes(alpha.shape, kl.shape))
+    renyi = map_bucketed(_renyi_vec, jnp.where(at_one, 2.0, alpha), d, a, b)[0]
+    return jnp.where(at_one, kl, renyi)

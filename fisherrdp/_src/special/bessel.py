@@ -33,6 +33,11 @@ are evaluated at safe arguments (no NaN in values or gradients):
 Derivatives: ∂ₓ log I_ν = R_ν + ν/x (a ``custom_jvp``); ∂_ν, and every derivative of the ratio
 and of ₀F₁, differentiate the regime formulas.
 
+**x = +inf.** The public functions return the limits (log I = +inf, log ive = −inf, R = 1,
+log ₀F₁ = +inf) from the core evaluated at x = 1 and a ``where``; their derivatives there are
+the limits of the derivatives (∂ₓ log I → 1, every other → 0), except ∂_b log ₀F₁ → −∞, which
+comes out 0.
+
 Program size: the series and the recurrence are rolled loops (``lax.fori_loop``), which halves
 the time XLA takes to compile the core (1.9 s → 1.0 s on 2 CPU cores; the core is inlined in
 every kernel of fisherrdp) at no measurable run-time cost; rolled and unrolled loops agree to
@@ -281,14 +286,27 @@ def _log_i_and_ive_jvp(primals, tangents):
 _log_i_and_ive.defjvp(_log_i_and_ive_jvp, symbolic_zeros=True)
 
 
+def _finite(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(x = +inf, x with +inf replaced by 1): the core runs at the safe argument and the limit
+    at +inf is put back with ``where``, so that no NaN reaches values or gradients."""
+    at_inf = x == jnp.inf
+    return at_inf, jnp.where(at_inf, 1.0, x)
+
+
 @jax.jit
 def _log_bessel_i(v: jax.Array, x: jax.Array) -> jax.Array:
-    return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, _log_i_and_ive(v, x)[0])
+    at_inf, x_finite = _finite(x)
+    # At +inf the value is x itself: +inf, with ∂ₓ = 1 and ∂_v = 0 (the limits of R_v + v/x
+    # and of ∂_v log I_v(x) ≈ −v/x).
+    log_i = jnp.where(at_inf, x, _log_i_and_ive(v, x_finite)[0])
+    return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, log_i)
 
 
 @jax.jit
 def _log_bessel_ive(v: jax.Array, x: jax.Array) -> jax.Array:
-    return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, _log_i_and_ive(v, x)[1])
+    at_inf, x_finite = _finite(x)
+    log_ive = jnp.where(at_inf, -jnp.inf, _log_i_and_ive(v, x_finite)[1])
+    return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, log_ive)
 
 
 @jax.custom_jvp
@@ -337,15 +355,17 @@ def _log_ive_and_0f1_jvp(primals, tangents):
 
 @jax.jit
 def _bessel_ratio(v: jax.Array, x: jax.Array) -> jax.Array:
-    ratio = _ratio_and_log_0f1(v, x, 0.25 * x * x)[0]
+    at_inf, x = _finite(x)
+    ratio = jnp.where(at_inf, 1.0, _ratio_and_log_0f1(v, x, 0.25 * x * x)[0])
     return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, ratio)
 
 
 @jax.jit
 def _log_hyp0f1(b: jax.Array, x: jax.Array) -> jax.Array:
+    at_inf, x = _finite(x)
     positive = x > 0.0
     x_bessel = jnp.where(positive, 2.0 * jnp.sqrt(jnp.where(positive, x, 1.0)), 0.0)
-    log_0f1 = _ratio_and_log_0f1(b - 1.0, x_bessel, x)[1]
+    log_0f1 = jnp.where(at_inf, jnp.inf, _ratio_and_log_0f1(b - 1.0, x_bessel, x)[1])
     return jnp.where((b < 0.5) | (x < 0.0), jnp.nan, log_0f1)
 
 
@@ -365,7 +385,9 @@ def log_bessel_ive(v: ArrayLike, x: ArrayLike) -> jax.Array:
     Args:
       v: order, ``v >= -1/2`` (so that chi-square degrees of freedom ``d = 2v + 2 >= 1`` work).
       x: argument, ``x >= 0``. At ``x = 0`` the limit is returned: ``0`` for ``v = 0``,
-        ``-inf`` for ``v > 0`` and ``+inf`` for ``v < 0``.
+        ``-inf`` for ``v > 0`` and ``+inf`` for ``v < 0``. At ``x = +inf`` the limit ``-inf``
+        (:math:`\log(I_v(x) e^{-x}) \sim -\tfrac12 \log(2\pi x)`), with both derivatives
+        ``0`` (their limits).
 
     Returns:
       Array of the broadcast shape of ``v`` and ``x``, in their floating dtype.
@@ -395,7 +417,9 @@ def log_bessel_i(v: ArrayLike, x: ArrayLike) -> jax.Array:
 
     Args:
       v: order, ``v >= -1/2``.
-      x: argument, ``x >= 0`` (``x = 0`` gives the limit ``0``, ``-inf`` or ``+inf``).
+      x: argument, ``x >= 0`` (``x = 0`` gives the limit ``0``, ``-inf`` or ``+inf``;
+        ``x = +inf`` gives ``+inf``, with the limits :math:`\partial_x = 1` and
+        :math:`\partial_v = 0` of the derivatives).
 
     Returns:
       Array of the broadcast shape of ``v`` and ``x``.
@@ -405,6 +429,8 @@ def log_bessel_i(v: ArrayLike, x: ArrayLike) -> jax.Array:
 
     Examples:
       >>> import fisherrdp.special as fs
+      >>> float(fs.log_bessel_i(2.0, float("inf")))
+      inf
       >>> round(float(fs.log_bessel_i(1200.0, 700.0)), 10)  # scipy.special.iv underflows here
       -184.9420662352
     """
@@ -426,7 +452,7 @@ def bessel_ratio(v: ArrayLike, x: ArrayLike) -> jax.Array:
 
     Args:
       v: order, ``v >= -1/2``.
-      x: argument, ``x >= 0`` (``R_v(0) = 0``).
+      x: argument, ``x >= 0`` (``R_v(0) = 0``; ``R_v(+inf) = 1``, with derivatives ``0``).
 
     Returns:
       Array of the broadcast shape of ``v`` and ``x``.
@@ -457,7 +483,9 @@ def log_hyp0f1(b: ArrayLike, x: ArrayLike) -> jax.Array:
 
     Args:
       b: parameter, ``b >= 1/2``.
-      x: argument, ``x >= 0``.
+      x: argument, ``x >= 0``. ``x = +inf`` gives ``+inf`` with derivatives ``0``: the limit
+        of :math:`\partial_x` (:math:`\sim 1/\sqrt x`); :math:`\partial_b` has no finite
+        limit there (:math:`\sim -\tfrac12 \log x`), and its ``0`` is not a value of it.
 
     Returns:
       Array of the broadcast shape of ``b`` and ``x``.

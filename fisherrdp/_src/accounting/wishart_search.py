@@ -1,0 +1,236 @@
+r"""k = 2: the exact divergence at the worst admissible pair a search finds (a lower bound).
+
+For :math:`k = 2` the accountant's guarantee is an upper bound (Theorem 5.3's Fisher bound
+through Prop. 3.2, or post-processing; :mod:`fisherrdp._src.accounting.synthetic`). The true
+RDP of the release,
+
+.. math::
+
+    \varepsilon(\alpha) = \sup_{\|v\|_F, \|w\|_F \le c,\ \|v - w\|_F \le g}
+    D_\alpha\bigl(\mathcal W_2(d, I, v^\top v) \,\big\|\, \mathcal W_2(d, I, w^\top w)\bigr),
+    \qquad c = C/\sigma,\ g = \Delta/\sigma,
+
+lies below it, and above the exact divergence of **any** admissible pair. This module searches
+for a bad pair and evaluates it exactly (:func:`fisherrdp.divergences.renyi_ncwishart_gram`,
+relative error ≤ 1e-8), which brackets the true RDP from below. The found value is numerical
+evidence, never a guarantee: the search may miss the worst pair.
+
+**Reduction.** The divergence depends on the pair through :math:`(v^\top v, w^\top w)` only and
+is unchanged by :math:`v \to Qv, w \to Qw` (:math:`Q \in O(d)`) and :math:`v \to vR, w \to wR`
+(:math:`R \in O(2)`); so :math:`v` and :math:`w` are searched as :math:`\min(d, 4) \times 2`
+matrices (the span of their four columns).
+
+**Candidates.** Every candidate is admissible by construction: :math:`v = r\,\hat v`
+(:math:`\|\hat v\|_F = 1`, :math:`0 \le r \le c`) and :math:`w = v + t\,\hat e`
+(:math:`\|\hat e\|_F = 1`) with :math:`t` the largest step :math:`\le g` that keeps
+:math:`\|w\|_F \le c`. The search starts from
+
+1. the worst **rank-one** pair, :math:`v = a\,e_1 e_1^\top`, :math:`w = b\,e_1 e_1^\top` with
+   :math:`(a, b)` the exact :math:`k = 1` maximiser (a rank-one pair is a :math:`k = 1` pair:
+   MATH.md §4, rank-one reduction), whose value is the :math:`k = 1` RDP;
+2. ``RANDOM_PAIRS`` random pairs on the boundary (:math:`r = c`, :math:`\hat v, \hat e` uniform
+   on the unit sphere);
+
+and then, for ``ROUNDS`` rounds, perturbs the best pair so far (``PROPOSALS`` random
+perturbations of :math:`\hat v`, :math:`\hat e` and :math:`r` of size ``STEP``
+:math:`\cdot 2^{-\text{round}}`) and keeps the best. Both orders of each pair are evaluated.
+All evaluations run through :func:`fisherrdp._src.scan.engine.map_points` (the scan engine:
+sharded over every local device), with the compiled program of the public function.
+
+**Rank.** :attr:`PairSearch.rank_one` says whether the best pair found is the rank-one seed
+(no candidate beat it by more than the cubature's error estimate); then the :math:`k = 2`
+worst case found equals the :math:`k = 1` one. :attr:`PairSearch.best_rank_two` is the best
+value over the candidates that are not rank one (the evidence).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from fisherrdp._src.divergences.renyi_wishart import _renyi_kernel
+from fisherrdp._src.scan.engine import map_points
+
+__all__ = ["PairSearch", "search_worst_pair"]
+
+#: Rows of the searched matrices: the span of the columns of v and w has dimension ≤ 4.
+ROWS = 4
+#: Random boundary pairs in the first evaluation.
+RANDOM_PAIRS = 8
+#: Refinement rounds around the best pair, proposals per round, and the first step size.
+ROUNDS = 3
+PROPOSALS = 4
+STEP = 0.5
+#: A candidate beats another only by more than this relative margin (the cubature's accuracy).
+MARGIN = 1e-8
+#: Relative accuracy of the rank-one value (renyi_ncx2's documented bound).
+RANK_ONE_RTOL = 1e-9
+#: Seed of the search's random numbers (the search is reproducible).
+SEED = 20261202
+
+
+@dataclasses.dataclass(frozen=True)
+class PairSearch:
+    """The worst pair found per order (k = 2), and its exact divergence: a lower bound.
+
+    Attributes:
+        alphas: The orders, 1-D.
+        values: The exact :math:`D_\\alpha` at the best pair found, in the worse order — a lower
+            bound on the RDP (a value found, not a guarantee).
+        errors: The cubature's error estimates of ``values``.
+        v: The first member of each best pair, ``(len(alphas), rows, 2)``, in raw units (σ
+            included).
+        w: The second member, same shape: ``values`` is :math:`D_\\alpha(P_v \\| P_w)`.
+        rank_one: Whether the best pair found is the rank-one (k = 1) worst pair.
+        rank_one_values: The divergence of the rank-one worst pair (the k = 1 RDP).
+        best_rank_two: The best value over the candidates that are not rank one.
+        evaluations: Exact divergences evaluated per order.
+    """
+
+    alphas: np.ndarray
+    values: np.ndarray
+    errors: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    rank_one: np.ndarray
+    rank_one_values: np.ndarray
+    best_rank_two: np.ndarray
+    evaluations: int
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=(-2, -1), keepdims=True)
+
+
+def _pairs(v_dir, e_dir, radius, c, g):
+    """Admissible (v, w): v = r v̂, w = v + t ê with t the largest step ≤ g keeping ‖w‖ ≤ c."""
+    v = radius[..., None, None] * v_dir
+    p = np.sum(v * e_dir, axis=(-2, -1))
+    t = np.minimum(g, -p + np.sqrt(np.maximum(p * p + c * c - radius**2, 0.0)))
+    return v, v + t[..., None, None] * e_dir
+
+
+def _gram(x):
+    return np.swapaxes(x, -1, -2) @ x
+
+
+def _divergences(alpha, d, v, w):
+    """Exact D_α(P_v‖P_w) and its error for stacks of pairs (ΔΩ formed without cancellation)."""
+    om_v, om_w = _gram(v), _gram(w)
+    diff, total = v - w, v + w
+    delta = 0.5 * (np.swapaxes(diff, -1, -2) @ total + np.swapaxes(total, -1, -2) @ diff)
+
+    def parts(m):
+        return [m[..., 0, 0].ravel(), m[..., 0, 1].ravel(), m[..., 1, 1].ravel()]
+
+    n = om_v[..., 0, 0].size
+    arrays = [np.broadcast_to(alpha, om_v.shape[:-2]).ravel(), np.full(n, float(d))]
+    arrays += parts(om_v) + parts(om_w) + parts(delta)
+    value, error = map_points(_renyi_kernel, arrays, chunk=1)
+    shape = om_v.shape[:-2]
+    return value.reshape(shape), error.reshape(shape)
+
+
+def search_worst_pair(
+    alphas: np.ndarray,
+    d: float,
+    c: float,
+    g: float,
+    rank_one: tuple[np.ndarray, np.ndarray, np.ndarray],
+    *,
+    sigma: float = 1.0,
+    random_pairs: int = RANDOM_PAIRS,
+    rounds: int = ROUNDS,
+    proposals: int = PROPOSALS,
+) -> PairSearch:
+    """Search the admissible k = 2 pairs for the largest exact Rényi divergence, per order.
+
+    Args:
+        alphas: Orders :math:`\\alpha > 1`, 1-D.
+        d: Model width :math:`d \\ge 2`.
+        c: Norm bound in units of σ.
+        g: Sensitivity in units of σ.
+        rank_one: The k = 1 worst pair and value per order, ``(a, b, values)`` in units of σ
+            (from the exact k = 1 accountant).
+        sigma: Noise scale: the pairs are reported in raw units.
+        random_pairs: Random boundary pairs evaluated first.
+        rounds: Refinement rounds around the best pair.
+        proposals: Perturbations per round.
+
+    Returns:
+        A :class:`PairSearch`; ``values`` is a lower bound on the RDP of the k = 2 release.
+    """
+    alphas = np.asarray(alphas, np.float64)
+    n_alpha = alphas.size
+    rows = int(min(d, ROWS))
+    rng = np.random.default_rng(SEED)
+    a, b, base = (np.asarray(x, np.float64) for x in rank_one)
+    # Rank-one seeds: v = a e1 e1ᵀ, w = b e1 e1ᵀ (value known exactly from k = 1).
+    corner = np.zeros((n_alpha, rows, 2))
+    corner[:, 0, 0] = 1.0
+    best = {
+        "value": base.copy(),
+        "error": RANK_ONE_RTOL * base,
+        "v": a[:, None, None] * corner,
+        "w": b[:, None, None] * corner,
+        "v_dir": corner,
+        "e_dir": np.where(b >= a, 1.0, -1.0)[:, None, None] * corner,
+        "radius": a.copy(),
+    }
+    best_rank_two = np.full(n_alpha, -np.inf)
+    evaluations = 0
+
+    def consider(v_dir, e_dir, radius):
+        """Evaluate candidates (n_alpha, m, ...) in both orders; update the incumbents."""
+        nonlocal evaluations, best_rank_two
+        v, w = _pairs(v_dir, e_dir, radius, c, g)
+        pv = np.concatenate([v, w], axis=1)
+        pw = np.concatenate([w, v], axis=1)
+        m = v.shape[1]
+        value, error = _divergences(np.repeat(alphas[:, None], 2 * m, axis=1), d, pv, pw)
+        evaluations += 2 * m
+        best_rank_two = np.maximum(best_rank_two, value.max(axis=1))
+        j = np.argmax(value, axis=1)
+        top = value[np.arange(n_alpha), j]
+        better = top > best["value"] * (1.0 + MARGIN)
+        i = np.arange(n_alpha)
+        pick = j % m
+        for key, new in (
+            ("value", top),
+            ("error", error[i, j]),
+            ("v", pv[i, j]),
+            ("w", pw[i, j]),
+            ("v_dir", v_dir[i, pick]),
+            ("e_dir", np.where((j < m)[:, None, None], 1.0, -1.0) * e_dir[i, pick]),
+            ("radius", radius[i, pick]),
+        ):
+            best[key] = np.where(better.reshape((-1,) + (1,) * (new.ndim - 1)), new, best[key])
+        return better
+
+    shape = (n_alpha, random_pairs, rows, 2)
+    found = consider(
+        _unit(rng.standard_normal(shape)),
+        _unit(rng.standard_normal(shape)),
+        np.full(shape[:2], c),
+    )
+    for round_ in range(rounds):
+        step = STEP * 0.5**round_
+        shape = (n_alpha, proposals, rows, 2)
+        v_dir = _unit(best["v_dir"][:, None] + step * rng.standard_normal(shape))
+        e_dir = _unit(best["e_dir"][:, None] + step * rng.standard_normal(shape))
+        radius = np.clip(
+            best["radius"][:, None] + step * c * rng.standard_normal(shape[:2]), 0.0, c
+        )
+        found |= consider(v_dir, e_dir, radius)
+    return PairSearch(
+        alphas=alphas,
+        values=best["value"],
+        errors=best["error"],
+        v=best["v"] * sigma,
+        w=best["w"] * sigma,
+        rank_one=~found,
+        rank_one_values=base,
+        best_rank_two=best_rank_two,
+        evaluations=evaluations,
+    )
