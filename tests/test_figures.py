@@ -12,6 +12,7 @@ FIGURE_FILES = (
     "loss_vs_dimension.png",
     "release_vs_nsyn.png",
     "wishart_fisher.png",
+    "wishart_renyi.png",
 )
 
 
@@ -196,6 +197,35 @@ def test_wishart_fisher_data_lies_below_theorem53(wishart_data):
         bounds.theorem53_fisher_bound(data["L2"][0], data["rho"][0], 12, variant="printed")
     )
     np.testing.assert_allclose(data["bound_printed"][0], want, rtol=1e-14)
+
+
+def test_wishart_fisher_data_has_the_exact_k2_fisher_inside_the_monte_carlo_interval(
+    wishart_data,
+):
+    exact, fisher, se = wishart_data["fisher_exact"][0], wishart_data["fisher"][0], \
+        wishart_data["stderr"][0]
+    assert np.all(np.abs(exact - fisher) <= 4 * se)
+    assert np.all(exact <= wishart_data["bound_rederived"][0])
+
+
+def test_wishart_renyi_data_is_exact_and_below_the_bounds():
+    from fisherrdp.divergences import renyi_ncx2
+
+    data = figures.wishart_renyi_data(alpha=2.0, d=6, n_delta=2, pairs=("rank_one", "random"))
+    assert data["renyi"].shape == (2, 2)
+    np.testing.assert_allclose(data["delta"], [0.1, 0.9])
+    # The rank-one pair is the k = 1 pair (C, C − Δ), in the worse of both orders.
+    want = [max(float(renyi_ncx2(2.0, 6.0, 1.0, 1.0 - x)), float(renyi_ncx2(2.0, 6.0, 1.0 - x, 1.0)))
+            for x in data["delta"]]
+    np.testing.assert_allclose(data["renyi"][0], want, rtol=1e-8)
+    assert np.all(data["renyi"] <= data["thm54_rederived"])
+    assert np.all(data["renyi"] <= data["postprocessing"])
+    fig = figures.wishart_renyi_figure(data)
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert sum("exact D_α" in label for label in labels) == 2
+    assert any("Thm 5.4, re-derived" in label for label in labels)
+    with pytest.raises(ValueError, match="'n_delta'"):
+        figures.wishart_renyi_data(n_delta=1)
 
 
 def test_wishart_fisher_figure_has_error_bars_and_both_bounds(wishart_data):

@@ -33,7 +33,11 @@ state), so it works with any backend and in notebooks.
    variational estimates the paper plots (:func:`fisherrdp.variational.estimate_renyi`).
 7. :func:`wishart_fisher_figure` — k > 1: the Monte Carlo Fisher information along the
    non-central Wishart path (:func:`fisherrdp.fisher.wishart_path_fisher`, ±3 standard errors)
-   against θ with the Theorem 5.3 bound in both readings, one panel per k.
+   against θ with the Theorem 5.3 bound in both readings, one panel per k, and for k = 2 the
+   exact Fisher information (:func:`fisherrdp.fisher.wishart_path_fisher_exact`).
+8. :func:`wishart_renyi_figure` — k = 2: the exact Rényi divergence of the Gram matrices
+   (:func:`fisherrdp.divergences.renyi_ncwishart`) against Δ for several kinds of pairs, with
+   Theorem 5.4 (both readings) and post-processing.
 """
 
 from __future__ import annotations
@@ -64,6 +68,8 @@ __all__ = [
     "sigma_vs_dimension_figure",
     "wishart_fisher_data",
     "wishart_fisher_figure",
+    "wishart_renyi_data",
+    "wishart_renyi_figure",
 ]
 
 _FISHER_BOUNDS = (
@@ -612,8 +618,10 @@ def wishart_fisher_data(
 
     Returns:
         A dict with ``theta`` (n_theta,), ``k`` and ``m`` (n_k,), ``L2`` (:math:`\|Uw-v\|_F^2`,
-        (n_k,)), and ``fisher``, ``stderr``, ``rho``, ``bound_rederived``, ``bound_printed``
-        of shape (n_k, n_theta), plus the scalars ``d``, ``C``, ``delta``, ``n_samples``.
+        (n_k,)), and ``fisher``, ``stderr``, ``fisher_exact`` (k = 2:
+        :func:`fisherrdp.fisher.wishart_path_fisher_exact`; NaN for k ≥ 3), ``rho``,
+        ``bound_rederived``, ``bound_printed`` of shape (n_k, n_theta), plus the scalars ``d``,
+        ``C``, ``delta``, ``n_samples``.
 
     Raises:
         ValueError: If ``n_theta`` is not an integer ``>= 2`` or the other arguments are out of
@@ -623,7 +631,7 @@ def wishart_fisher_data(
 
     from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
     from fisherrdp._src.wishart_fisher import _procrustes
-    from fisherrdp.fisher import wishart_path_fisher
+    from fisherrdp.fisher import wishart_path_fisher, wishart_path_fisher_exact
 
     if int(n_theta) != n_theta or n_theta < 2:
         raise ValueError(f"argument 'n_theta' must be an integer >= 2, got {n_theta!r}")
@@ -640,6 +648,7 @@ def wishart_fisher_data(
     )
     shape = (len(k_values), theta.size)
     out = {name: np.empty(shape) for name in ("fisher", "stderr", "rho")}
+    out["fisher_exact"] = np.full(shape, np.nan)
     l2 = np.empty(len(k_values))
     for i, p in enumerate(wishart_pairs(grid)):
         key = jax.random.fold_in(jax.random.key(seed), p["k"])
@@ -647,6 +656,8 @@ def wishart_fisher_data(
         uw = _procrustes(p["v"], p["w"])
         mu = (1.0 - theta)[:, None, None] * p["v"] + theta[:, None, None] * uw
         out["fisher"][i], out["stderr"][i] = np.asarray(fisher), np.asarray(stderr)
+        if p["k"] == 2:
+            out["fisher_exact"][i] = np.asarray(wishart_path_fisher_exact(p["v"], p["w"], theta))
         out["rho"][i] = np.sqrt(np.sum(mu**2, axis=(1, 2)))
         l2[i] = np.sum((uw - p["v"]) ** 2)
     m = np.floor(d / np.asarray(k_values, float))
@@ -683,6 +694,8 @@ def wishart_fisher_figure(data: dict | None = None):
             capsize=3,
             label=f"Monte Carlo I(θ) ± 3 se ({data['n_samples']} draws)",
         )
+        if np.all(np.isfinite(data["fisher_exact"][i])):
+            ax.plot(theta, data["fisher_exact"][i], "k-", lw=1, label="exact I(θ) (cubature)")
         ax.plot(
             theta, data["bound_rederived"][i], "C1--", label="Thm 5.3, re-derived 2ρ²/(2ρ²+m−3)"
         )
@@ -696,4 +709,91 @@ def wishart_fisher_figure(data: dict | None = None):
             fontsize=10,
         )
         ax.legend(fontsize=7)
+    return fig
+
+
+def wishart_renyi_data(
+    alpha: float = 4.0,
+    d: int = 12,
+    *,
+    C: float = 1.0,
+    n_delta: int = 6,
+    pairs=("scaled", "random", "rank_one"),
+    seed: int = 0,
+) -> dict:
+    r"""Exact k = 2 Rényi divergence against Δ, with Theorem 5.4 and post-processing.
+
+    For each Δ (``n_delta`` values equally spaced in :math:`[0.1C, 0.9C]`) and each kind of pair
+    of :mod:`fisherrdp._src.wishart_checks` (:math:`\|v\|_F = C`, :math:`\|v - w\|_F = \Delta`,
+    fixed ``seed``), the exact :math:`\max(D_\alpha(P_v\|P_w), D_\alpha(P_w\|P_v))` of the
+    laws of :math:`V^\top V` (:func:`fisherrdp.divergences.renyi_ncwishart`, k = 2), with
+    Theorem 5.4 in both readings (:func:`fisherrdp.bounds.theorem54_bound`) and the
+    post-processing value :math:`\alpha\Delta^2/2`.
+
+    Args:
+        alpha: Rényi order, ``> 1``.
+        d: Model width, an integer ``>= 2``.
+        C: Frobenius-norm bound, ``> 0``.
+        n_delta: Number of Δ values, an integer ``>= 2``.
+        pairs: Kinds of pairs (names in ``PAIR_KINDS``).
+        seed: Seed of the pairs.
+
+    Returns:
+        A dict with ``delta`` (n_delta,), ``renyi`` (n_pairs, n_delta), ``pairs``,
+        ``thm54_rederived``, ``thm54_printed`` and ``postprocessing`` (n_delta,), and the
+        scalars ``alpha``, ``d``, ``C``.
+
+    Raises:
+        ValueError: For ``n_delta`` not an integer ``>= 2``, ``alpha <= 1``, or a grid the
+            pair generator rejects.
+    """
+    from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
+    from fisherrdp.divergences import renyi_ncwishart
+
+    if int(n_delta) != n_delta or n_delta < 2:
+        raise ValueError(f"argument 'n_delta' must be an integer >= 2, got {n_delta!r}")
+    if not alpha > 1:
+        raise ValueError(f"argument 'alpha' must be > 1, got {alpha!r}")
+    delta = np.linspace(0.1, 0.9, int(n_delta)) * C
+    pairs = tuple(pairs)
+    renyi = np.empty((len(pairs), delta.size))
+    for j, x in enumerate(delta):
+        grid = WishartGrid(dims=((2, int(d)),), C=C, delta=(float(x),), pairs=pairs, seed=seed)
+        for i, p in enumerate(wishart_pairs(grid)):
+            both = renyi_ncwishart(alpha, float(d), np.stack([p["v"], p["w"]]),
+                                   np.stack([p["w"], p["v"]]))
+            renyi[i, j] = float(np.max(both))
+    out = {
+        f"thm54_{variant}": np.asarray(
+            bounds.theorem54_bound(alpha, d, 2, C, delta, variant=variant)
+        )
+        for variant in ("rederived", "printed")
+    }
+    return out | {
+        "delta": delta,
+        "renyi": renyi,
+        "pairs": pairs,
+        "postprocessing": 0.5 * alpha * delta**2,
+        "alpha": float(alpha),
+        "d": int(d),
+        "C": float(C),
+    }
+
+
+def wishart_renyi_figure(data: dict | None = None):
+    """Figure: exact k = 2 D_α against Δ per kind of pair, Theorem 5.4 and post-processing."""
+    data = wishart_renyi_data() if data is None else data
+    fig, (ax,) = _figure(1)
+    delta = data["delta"]
+    for i, kind in enumerate(data["pairs"]):
+        ax.plot(delta, data["renyi"][i], "o-", ms=3, color=f"C{i}",
+                label=f"exact D_α, {kind.replace('_', ' ')} pair")
+    ax.plot(delta, data["thm54_rederived"], "k--", label="Thm 5.4, re-derived")
+    ax.plot(delta, data["thm54_printed"], "k:", label="Thm 5.4, as printed")
+    ax.plot(delta, data["postprocessing"], "C7-.", label="post-processing αΔ²/2")
+    ax.set_yscale("log")
+    ax.set_xlabel("Δ = ‖v − w‖_F")
+    ax.set_ylabel("Rényi divergence of VᵀV")
+    ax.set_title(f"k = 2, d = {data['d']}, C = {data['C']:g}, α = {data['alpha']:g}", fontsize=10)
+    ax.legend(fontsize=7)
     return fig

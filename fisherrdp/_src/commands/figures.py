@@ -18,7 +18,10 @@ Wishart path (±3 standard errors) against θ with the Theorem 5.3 bound in both
 and 3, d = 24, 5 θ values and 1000 draws each (``--full``: 17 θ values, 4000 draws, 81 s
 measured for the data while tests ran alongside). Its default cost is mostly two compilations
 of the score: measured 26 s for the data on 2 CPU cores at load ~3 (another job running), then
-2 s for a second data set and 1 s to draw.
+2 s for a second data set and 1 s to draw; for k = 2 the panel also draws the exact Fisher
+information (cubature). ``wishart_renyi.png`` (k = 2): the exact Rényi divergence of the Gram
+matrices against Δ (d = 12, C = 1, scaled, random and rank-one pairs, 6 values of Δ) with
+Theorem 5.4 in both readings and post-processing.
 See :mod:`fisherrdp._src.figures`.
 """
 
@@ -93,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
             "wishart_fisher.png",
             lambda: figures.wishart_fisher_figure(
                 figures.wishart_fisher_data(n_theta=4 * scale + 1, n_samples=1000 * scale)
+            ),
+        ),
+        (
+            "wishart_renyi.png",
+            lambda: figures.wishart_renyi_figure(
+                figures.wishart_renyi_data(alpha=args.alpha, n_delta=5 * scale + 1)
             ),
         ),
     )
