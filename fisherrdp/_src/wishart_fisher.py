@@ -135,6 +135,17 @@ def _check_pair(v, w) -> tuple[np.ndarray, np.ndarray]:
     return v, w
 
 
+def _check_theta(theta, why: str) -> np.ndarray:
+    """Concrete, finite path parameters as a float64 array (``why``: why they must be concrete)."""
+    if is_tracer(theta):
+        raise ValueError(f"argument 'theta' must be concrete ({why})")
+    theta = np.asarray(theta, np.float64)
+    check_concrete("theta", theta, allow_nan=False)
+    if not np.all(np.isfinite(theta)):
+        raise ValueError("argument 'theta' must be finite")
+    return theta
+
+
 def _check_n_samples(n_samples) -> int:
     check_concrete("n_samples", n_samples, lower=2, integer=True)
     if np.ndim(n_samples) != 0:
@@ -273,12 +284,7 @@ def wishart_path_fisher(
     """
     v, w = _check_pair(v, w)
     n_samples = _check_n_samples(n_samples)
-    if is_tracer(theta):
-        raise ValueError("argument 'theta' must be concrete (samples are drawn per value)")
-    theta = np.asarray(theta, np.float64)
-    check_concrete("theta", theta, allow_nan=False)
-    if not np.all(np.isfinite(theta)):
-        raise ValueError("argument 'theta' must be finite")
+    theta = _check_theta(theta, "samples are drawn per value")
     uw = _procrustes(v, w) if align else w
     keys = jax.random.split(key, max(theta.size, 1))
     out = [_fisher_at(keys[i], v, uw, float(t), n_samples) for i, t in enumerate(theta.ravel())]

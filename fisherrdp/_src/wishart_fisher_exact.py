@@ -45,13 +45,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
+from scipy.special import logsumexp
 
 from fisherrdp._src.config import as_float_arrays
 from fisherrdp._src.distributions import ncwishart_k2 as k2
 from fisherrdp._src.fisher import ncx2_amplitude_fisher
 from fisherrdp._src.scan.engine import map_bucketed
-from fisherrdp._src.validation import check_concrete, is_tracer
-from fisherrdp._src.wishart_fisher import _check_pair
+from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.wishart_fisher import _check_pair, _check_theta
 
 __all__ = ["wishart_path_bound_exact", "wishart_path_fisher_exact"]
 
@@ -188,12 +189,7 @@ def wishart_path_fisher_exact(
     """
     v, w = _check_pair(v, w)
     _check_k(v, "wishart_path_fisher_exact")
-    if is_tracer(theta):
-        raise ValueError("argument 'theta' must be concrete")
-    theta = np.asarray(theta, np.float64)
-    check_concrete("theta", theta, allow_nan=False)
-    if not np.all(np.isfinite(theta)):
-        raise ValueError("argument 'theta' must be finite")
+    theta = _check_theta(theta, "the path reduction runs in NumPy")
     fisher, error = _fisher_at(v.shape[0], *_reduced_path(v, w, align), theta)
     fisher, error = jnp.reshape(fisher, theta.shape), jnp.reshape(error, theta.shape)
     return (fisher, error) if return_error else fisher
@@ -276,7 +272,7 @@ def wishart_path_bound_exact(
 
     def log_j(theta, wts, values):
         with np.errstate(divide="ignore"):
-            return _logsumexp(np.log(wts) + np.log(values) + kappa * theta**2)
+            return logsumexp(np.log(wts) + np.log(values) + kappa * theta**2, axis=-1)
 
     log_fine = log_j(theta_f, wt_f, root[:nf])
     log_coarse = log_j(theta_c, wt_c, root[nf:])
@@ -290,8 +286,3 @@ def wishart_path_bound_exact(
     rel_j = np.abs(np.expm1(log_coarse - log_fine)) + np.exp(log_root_err - log_fine)
     return jnp.asarray(bound), jnp.asarray(share * rel_j / (alpha - 1.0))
 
-
-def _logsumexp(a: np.ndarray) -> np.ndarray:
-    top = np.max(a, axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    return np.log(np.sum(np.exp(a - top), axis=-1)) + top[..., 0]

@@ -18,16 +18,4 @@ from fisherrdp._src.distributions.ncx2 import (
     var,
 )
 
-__all__ = [
-    "cdf",
-    "isf",
-    "logcdf",
-    "logpdf",
-    "logsf",
-    "mean",
-    "pdf",
-    "ppf",
-    "sample",
-    "sf",
-    "var"
-]
+__all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "mean", "pdf", "ppf", "sample", "sf", "var"]

@@ -34,8 +34,9 @@ matrices (the span of their four columns).
 and then, for ``ROUNDS`` rounds, perturbs the best pair so far (``PROPOSALS`` random
 perturbations of :math:`\hat v`, :math:`\hat e` and :math:`r` of size ``STEP``
 :math:`\cdot 2^{-\text{round}}`) and keeps the best. Both orders of each pair are evaluated.
-All evaluations run through :func:`fisherrdp._src.scan.engine.map_points` (the scan engine:
-sharded over every local device), with the compiled program of the public function.
+All evaluations are calls of :func:`fisherrdp.divergences.renyi_ncwishart`, which evaluates
+through the scan engine (:func:`fisherrdp._src.scan.engine.map_bucketed`: sharded over every
+local device, one compiled program).
 
 **Rank.** :attr:`PairSearch.rank_one` says whether the best pair found is the rank-one seed
 (no candidate beat it by more than the cubature's error estimate); then the :math:`k = 2`
@@ -49,8 +50,7 @@ import dataclasses
 
 import numpy as np
 
-from fisherrdp._src.divergences.renyi_wishart import _renyi_kernel
-from fisherrdp._src.scan.engine import map_points
+from fisherrdp._src.divergences.renyi_wishart import renyi_ncwishart
 
 __all__ = ["PairSearch", "search_worst_pair"]
 
@@ -111,27 +111,6 @@ def _pairs(v_dir, e_dir, radius, c, g):
     return v, v + t[..., None, None] * e_dir
 
 
-def _gram(x):
-    return np.swapaxes(x, -1, -2) @ x
-
-
-def _divergences(alpha, d, v, w):
-    """Exact D_α(P_v‖P_w) and its error for stacks of pairs (ΔΩ formed without cancellation)."""
-    om_v, om_w = _gram(v), _gram(w)
-    diff, total = v - w, v + w
-    delta = 0.5 * (np.swapaxes(diff, -1, -2) @ total + np.swapaxes(total, -1, -2) @ diff)
-
-    def parts(m):
-        return [m[..., 0, 0].ravel(), m[..., 0, 1].ravel(), m[..., 1, 1].ravel()]
-
-    n = om_v[..., 0, 0].size
-    arrays = [np.broadcast_to(alpha, om_v.shape[:-2]).ravel(), np.full(n, float(d))]
-    arrays += parts(om_v) + parts(om_w) + parts(delta)
-    value, error = map_points(_renyi_kernel, arrays, chunk=1)
-    shape = om_v.shape[:-2]
-    return value.reshape(shape), error.reshape(shape)
-
-
 def search_worst_pair(
     alphas: np.ndarray,
     d: float,
@@ -188,7 +167,10 @@ def search_worst_pair(
         pv = np.concatenate([v, w], axis=1)
         pw = np.concatenate([w, v], axis=1)
         m = v.shape[1]
-        value, error = _divergences(np.repeat(alphas[:, None], 2 * m, axis=1), d, pv, pw)
+        value, error = (
+            np.asarray(x)
+            for x in renyi_ncwishart(alphas[:, None], d, pv, pw, return_error=True)
+        )
         evaluations += 2 * m
         best_rank_two = np.maximum(best_rank_two, value.max(axis=1))
         j = np.argmax(value, axis=1)

@@ -165,19 +165,7 @@ DROP_MARGIN = 12.0
 #: Lower bound on the curvature of −log f (density of r = √y) right of √mean, giving U_max.
 RIGHT_CURVATURE = 0.25
 
-__all__ = [
-    "cdf",
-    "isf",
-    "logcdf",
-    "logpdf",
-    "logsf",
-    "mean",
-    "pdf",
-    "ppf",
-    "sample",
-    "sf",
-    "var"
-]
+__all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "mean", "pdf", "ppf", "sample", "sf", "var"]
 
 
 def _check(df, nc) -> None:

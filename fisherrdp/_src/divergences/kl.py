@@ -55,15 +55,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.distributions.ncx2 import _logpdf
-from fisherrdp._src.divergences.renyi import (
-    _LOG2,
-    PSI_TERMS,
-    _log_ratio_over_delta,
-    _log_scaled_mean,
-    _panels,
-    _windows,
-)
+from fisherrdp._src.divergences.renyi import PSI_TERMS, _log_scaled_mean, _two_window_nodes
 from fisherrdp._src.scan.engine import map_bucketed
 from fisherrdp._src.validation import check_concrete
 
@@ -97,25 +89,8 @@ def _kl(d, a, b):
     d = jnp.where(valid, d, 1.0)
     a = jnp.where(valid, a, 1.0)
     b = jnp.where(valid, b, 1.0)
-    drop = -math.log(float(jnp.finfo(a.dtype).eps)) + 4.0
-    # The φ form needs δ ≠ 0: at a = b it runs at a slightly off b, and is discarded.
-    a_phi = jnp.where(a != b, a, b + 1e-3)
-    # Window 0: p_a (direct form); window 1: p_b (φ form).
-    beta = jnp.stack([jnp.ones_like(a), jnp.zeros_like(a)])
-    u_star, sigma, lo, hi = jax.lax.stop_gradient(
-        _windows(beta, d, jnp.stack([a_phi, a_phi]), b, drop)
-    )
-    u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
-    u_p, w_p = _panels(
-        u_star[1], sigma[1], jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
-    )
-    n = u_d.shape[0]
-    u = jnp.concatenate([u_d, u_p])
-    log_pb = _LOG2 + 2.0 * u + _logpdf(jnp.exp(2.0 * u), d, b * b)
-    per_node_a = jnp.concatenate(
-        [jnp.broadcast_to(a, (n,)), jnp.broadcast_to(a_phi, (n,))]
-    )
-    l_over = _log_ratio_over_delta(jnp.exp(u), d, per_node_a, b)
+    # Window 0 at p_a (direct form), window 1 at p_b (φ form).
+    n, w_d, w_p, log_pb, l_over, a_phi = _two_window_nodes(jnp.ones_like(a), d, a, b)
     # 1. Direct form: E_a[L] = δ ∫ p_a L/δ / ∫ p_a, log p_a = log p_b + L.
     log_pa = log_pb[:n] + (a - b) * l_over[:n]
     pa = w_d * jnp.exp(log_pa - jax.lax.stop_gradient(jnp.max(log_pa)))

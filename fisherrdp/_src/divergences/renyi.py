@@ -280,18 +280,22 @@ def _log_psi_sum(alpha, log_pb, l_over, delta, w):
                             _log_psi_large(alpha, l_large))
 
 
-def _renyi(alpha, d, a, b):
-    valid = (alpha > 1.0) & (d >= 1.0) & (a >= 0.0) & (b >= 0.0)
-    alpha = jnp.where(valid, alpha, 2.0)
-    d = jnp.where(valid, d, 1.0)
-    a = jnp.where(valid, a, 1.0)
-    b = jnp.where(valid, b, 1.0)
-    drop = -math.log(float(jnp.finfo(alpha.dtype).eps)) + 4.0
-    # The ψ form needs δ ≠ 0: at a = b it runs at a slightly off b, and is discarded.
-    a_psi = jnp.where(a != b, a, b + 1e-3)
-    # Window 0: the tilted integrand (both forms); window 1: p_b (ψ form).
+def _two_window_nodes(beta, d, a, b):
+    """The nodes of both forms, shared by :func:`renyi_ncx2` and :func:`kl_ncx2`.
+
+    Window 0 is centred at the peak of p_a^β p_b^{1−β} (the direct form); window 1 at p_b's,
+    reaching the edges of both (the cancellation-free form). The cancellation-free form needs
+    δ ≠ 0: at a = b it runs at a slightly off ``a_off`` (and its result is discarded).
+
+    Returns:
+      ``(n, w_direct, w_small, log_pb, l_over, a_off)``: the first ``n`` entries of ``log_pb``
+      (log p_b per node, in u = log r) and ``l_over`` (L/δ) belong to window 0 with weights
+      ``w_direct``, the others (at ``a_off``) to window 1 with weights ``w_small``.
+    """
+    drop = -math.log(float(jnp.finfo(a.dtype).eps)) + 4.0
+    a_off = jnp.where(a != b, a, b + 1e-3)
     u_star, sigma, lo, hi = jax.lax.stop_gradient(
-        _windows(jnp.stack([alpha, 0.0 * alpha]), d, jnp.stack([a_psi, a_psi]), b, drop)
+        _windows(jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b, drop)
     )
     u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
     u_p, w_p = _panels(
@@ -301,9 +305,19 @@ def _renyi(alpha, d, a, b):
     u = jnp.concatenate([u_d, u_p])
     log_pb = _LOG2 + 2.0 * u + _logpdf(jnp.exp(2.0 * u), d, b * b)
     per_node_a = jnp.concatenate(
-        [jnp.broadcast_to(a, (n,)), jnp.broadcast_to(a_psi, (n,))]
+        [jnp.broadcast_to(a, (n,)), jnp.broadcast_to(a_off, (n,))]
     )
     l_over = _log_ratio_over_delta(jnp.exp(u), d, per_node_a, b)
+    return n, w_d, w_p, log_pb, l_over, a_off
+
+
+def _renyi(alpha, d, a, b):
+    valid = (alpha > 1.0) & (d >= 1.0) & (a >= 0.0) & (b >= 0.0)
+    alpha = jnp.where(valid, alpha, 2.0)
+    d = jnp.where(valid, d, 1.0)
+    a = jnp.where(valid, a, 1.0)
+    b = jnp.where(valid, b, 1.0)
+    n, w_d, w_p, log_pb, l_over, a_psi = _two_window_nodes(alpha, d, a, b)
     # 1. Direct form: log ∫ p_b e^{αL} = (α − 1) D.
     log_int = jax.nn.logsumexp(log_pb[:n] + alpha * (a - b) * l_over[:n], b=w_d)
     # 2. ψ form: log E_b[ψ(L)], E = e^{(α−1)D} − 1; used where (α − 1) D < PSI_MAX.

@@ -357,10 +357,9 @@ def renyi_ncwishart(
         raise ValueError(
             f"renyi_ncwishart is exact for k <= 2, got k = {k}: use renyi_ncwishart_mc"
         )
-    rows = max(va.shape[-2], wa.shape[-2])
-    check_concrete("d", d, lower=max(rows, 1 if k == 1 else 2))
-    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
     r = max(va.shape[-2], wa.shape[-2])
+    check_concrete("d", d, lower=max(r, 1 if k == 1 else 2))
+    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
     pad = lambda a: jnp.pad(a, [(0, 0)] * (a.ndim - 2) + [(0, r - a.shape[-2]), (0, 0)])
     va, wa = pad(va), pad(wa)
     if k == 1:
