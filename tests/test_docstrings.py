@@ -40,7 +40,11 @@ MODULES = [
     "fisherrdp._src.accounting.synthetic",
     "fisherrdp._src.accounting.pld",
     "fisherrdp._src.release",
-    "fisherrdp._src.variational",
+    "fisherrdp._src.variational.renyi",
+    "fisherrdp._src.variational.fisher",
+    "fisherrdp._src.variational.networks",
+    "fisherrdp._src.variational.diagnostics",
+    "fisherrdp._src.random",
     "fisherrdp._src.wishart_fisher",
     "fisherrdp._src.divergences.renyi_wishart_mc",
 ]

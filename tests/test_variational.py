@@ -1,7 +1,8 @@
 """fisherrdp.variational.estimate_renyi: result fields and interval ordering, determinism given
 the key, a small run on N(1, 1) vs N(0, 1) (truth 1) checked against its reported stderr, the
 argument order on an asymmetric Gaussian pair with a closed form (swapping the samplers
-estimates D_α(Q‖P)), the poly-softplus output, and input checks.
+estimates D_α(Q‖P)), points batched with per-point args (the heavy-tailed Gaussian pair is
+flagged), the poly-softplus output, and input checks. Ensembles of 2 members keep it cheap.
 
 Compile time dominates: every run uses the same shapes and module-level samplers, so the
 compiled training and evaluation steps are reused (they are cached on the samplers and knobs).
@@ -19,7 +20,7 @@ from scipy import integrate, stats
 
 from fisherrdp.variational import RenyiEstimate, estimate_renyi, poly_softplus_log
 
-SMALL = {"steps": 300, "batch_size": 512, "n_eval": 20_000, "eval_chunk": 20_000}
+SMALL = {"steps": 300, "batch_size": 512, "n_eval": 20_000, "eval_chunk": 20_000, "members": 2}
 M = 256  # samples per sampler call
 
 
@@ -84,6 +85,9 @@ def test_fields_and_interval(gauss):
     assert r.alpha == 2.0 and r.method == "convex_conjugate" and r.seconds > 0
     assert r.settings["steps"] == 300 and r.settings["n_eval"] == 20_000
     assert r.settings["features"] == 1 and r.settings["output"] == "exp"
+    assert r.members.shape == (2,) and isinstance(r.reliable, bool)
+    assert r.khat.shape == (2,) and r.ess.shape == (2,) and np.all(r.ess > 1)
+    assert (r.reason == "") == r.reliable
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.estimate = 0.0  # type: ignore[misc]
 
@@ -122,6 +126,29 @@ def test_argument_order():
         assert abs(r.estimate - truth) < abs(r.estimate - other)
 
 
+def gauss_p(key, m1, s1, m2, s2):
+    return m1 + s1 * jax.random.normal(key, (M,))
+
+
+def gauss_q(key, m1, s1, m2, s2):
+    return m2 + s2 * jax.random.normal(key, (M,))
+
+
+def test_points_batched_with_args():
+    """Three Gaussian pairs (per-point args) and orders train in one vmapped run; each estimate
+    within 3 standard errors plus 10% (the optimisation gap at 300 steps) of its closed form,
+    and the heavy-tailed pair N(0, 1.3²) ‖ N(0, 1) at α = 2 (its estimator moments have infinite
+    variance) is flagged."""
+    pairs = np.array([(1.0, 1.0, 0.0, 1.0), (0.5, 1.0, 0.0, 1.3), (0.0, 1.3, 0.0, 1.0)])
+    alpha = np.array([2.0, 1.5, 2.0])
+    truth = np.array([gauss_renyi(a, *p) for a, p in zip(alpha, pairs, strict=True)])
+    r = estimate_renyi(gauss_p, gauss_q, alpha, args=tuple(pairs.T), key=jax.random.key(5), **SMALL)
+    assert r.estimate.shape == (3,) and r.members.shape == (3, 2) and r.khat.shape == (3, 2)
+    assert r.curve.shape == (3, 3)
+    assert np.all(np.abs(r.estimate - truth) <= 3.0 * r.stderr + 0.1 * truth), (r.estimate, truth)
+    assert not r.reliable[2] and "Pareto" in r.reason[2], r.reason
+
+
 def test_poly_softplus():
     y = np.array([-1e6, -2.0, -1e-12, 0.0, 1e-12, 3.0, 1e6])
     expected = np.where(y >= 0, np.log1p(np.maximum(y, 0)), -np.log1p(-np.minimum(y, 0)))
@@ -145,6 +172,8 @@ def test_poly_softplus():
         ((p_shift, q_std, 2.0), {"hidden": (0,)}, ValueError, "'hidden'"),
         ((lambda k: jax.random.normal(k, (M, 2)), q_std, 2.0), {}, ValueError, "features"),
         ((lambda k: jax.random.normal(k, ()), q_std, 2.0), {}, ValueError, "shape \\(batch"),
+        ((p_shift, q_std, [2.0, 3.0]), {"args": (np.ones(3),)}, ValueError, "'args'"),
+        ((p_shift, q_std, 2.0), {"members": 0}, ValueError, "'members'"),
     ],
 )
 def test_bad_input(args, kwargs, error, match):
@@ -154,7 +183,13 @@ def test_bad_input(args, kwargs, error, match):
 
 # The k = 1 release at n_syn = inf: α = 2, d = 5, ‖v‖ = 2, ‖w‖ = 1.5 (features log ‖V‖²).
 RELEASE = (2.0, 5, 2.0, 1.5)
-RELEASE_SMALL = {"steps": 300, "batch_size": 512, "n_eval": 200_000, "eval_chunk": 20_000}
+RELEASE_SMALL = {
+    "steps": 300,
+    "batch_size": 512,
+    "n_eval": 200_000,
+    "eval_chunk": 20_000,
+    "members": 2,
+}
 
 
 def release_inf_exact():

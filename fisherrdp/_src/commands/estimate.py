@@ -90,6 +90,12 @@ def run(args: argparse.Namespace) -> int:
         f"stderr {result.stderr:.3g}  ({result.settings['steps']} steps, "
         f"{result.settings['n_eval']} held-out samples, {result.seconds:.1f} s)"
     )
+    khat_p, khat_q = (float(x) for x in result.khat)
+    print(
+        f"members   {' '.join(f'{m:.6g}' for m in result.members)}  (Pareto k̂ of the P and Q "
+        f"terms {khat_p:.2f}, {khat_q:.2f}): "
+        + ("reliable" if result.reliable else f"NOT RELIABLE: {result.reason}")
+    )
     report = {
         "k": args.k,
         "d": args.d,
@@ -102,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
         "ci_low": result.ci_low,
         "ci_high": result.ci_high,
         "stderr": result.stderr,
+        "members": result.members.tolist(),
+        "reliable": result.reliable,
+        "reason": result.reason,
+        "khat": result.khat.tolist(),
+        "ess": result.ess.tolist(),
         "seconds": result.seconds,
         "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in result.settings.items()},
         "curve": result.curve.tolist(),
