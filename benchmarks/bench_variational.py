@@ -1,76 +1,31 @@
-"""Accuracy and speed of the variational Rényi estimator ``fisherrdp.variational.estimate_renyi``.
+"""Calibration of the variational estimators: do their 95% intervals cover the truth?
 
-(a) Gaussians: P = N(1, 1), Q = N(0, 1), α = 2, true D_α = α·1²/2 = 1. ``--runs`` runs with
-    different keys (default 3): each run's estimate, 95% interval, stderr and wall time
-    (compilation included, the first run also compiles the samplers), and the medians. Target:
-    within 5% of the truth in at most 30 s on 2 CPU cores.
-(b) k = 1 synthetic releases, features log T, T = ‖ZV‖² (``fisherrdp.release.release_samplers``),
-    ‖v‖ = ``--v-norm`` = 2, ‖w‖ = ``--w-norm`` = 1.5 (σ = σ_z = 1, the pair of ``MATH.md`` §3),
-    α ∈ {2, 4}, d ∈ {2, 5, 10}, n_syn ∈ {1, 10, 100, 1000}, against the exact value from
-    ``fisherrdp.divergences.renyi_release_k1`` (``--reference k1``, default when it exists) or
-    from this file's own SciPy log-space quadrature :func:`scipy_release_k1` (``--reference
-    scipy``, a cross-check written independently: the density of log T = log Y + log X as a
-    discrete convolution on a lattice of step h in log space, logsumexp throughout; agrees with
-    renyi_release_k1 to 1e-9 relative at h = 0.01 on MATH.md's n_syn = 1, 10, 100, 1000 values).
-    Relative error (estimate − exact)/exact per point, and whether the 95% interval covers.
+``fisherrdp.variational.estimate_renyi`` and ``estimate_fisher`` at their defaults (4 members,
+2000 steps, batch 1024, hidden (64,), n_eval 200 000) on a calibration set where the truth is
+known; every family's points train together in one vmapped run per replicate key:
 
-``--quick``: (a) 1 run, (b) α = 2, d = 5, n_syn ∈ {1, 100}, everything else unchanged.
+* ``renyi-release``: D_α(law ‖ZV‖² from v ‖ law from w), k = 1, features log(‖ZV‖²/n_syn),
+  α ∈ {2, 4}, d ∈ {2, 10}, n_syn ∈ {1, 100, inf}, (‖v‖, ‖w‖) ∈ {(2, 1.5), (1, 0.5)};
+  exact: ``renyi_release_k1`` (finite n_syn) and ``renyi_ncx2`` (n_syn = inf), with this file's
+  SciPy quadrature :func:`scipy_release_k1` where ``renyi_release_k1`` is not finite.
+* ``renyi-gauss``: N(m₁, s₁²) against N(m₂, s₂²) in closed form, including the heavy-tailed
+  N(0, 1.3²) ‖ N(0, 1) at α = 2 (true 0.32323), whose estimator moments have infinite
+  variance.
+* ``fisher``: the Fisher information of ‖θe₁ + N‖² ~ χ²_d(θ²) in θ (feature ‖V‖) against
+  ``ncx2_amplitude_fisher``, d ∈ {1, 2, 5, 20, 100}, θ ∈ {0.1, 0.3, 1, 3, 10}.
+
+Per family: cases (points × replicates), the fraction of 95% intervals covering the truth,
+the cases flagged ``reliable = False``, the misses that were *not* flagged (the diagnostic's
+failures), the coverage among unflagged cases, and the median |relative error|. The target
+(issue 15): coverage ≥ 90%, or every miss flagged.
 
 Usage::
 
-    python benchmarks/bench_variational.py [--quick] [--runs 3] [--steps 2000]
-        [--reference auto|k1|scipy] [--json PATH] [--quiet]
+    python benchmarks/bench_variational.py [--quick] [--reps 2] [--steps 2000]
+        [--families renyi-release,renyi-gauss,fisher] [--json PATH] [--quiet]
 
-Measured (2026-11-30, Linux x86_64 VM, 2 cores shared with three other agents' jobs: load
-average 12–16 during the run, so every wall time below is inflated 2–5× over an idle machine;
-jax 0.10.2 on [CpuDevice(id=0)]; defaults: batch 1024, hidden (64,), GELU, output exp,
-2000 steps, Adam 3e-3 cosine, n_eval 200 000; wall times include compilation, which is
-repeated for every release point because each has new sampler functions)::
-
-    (a) N(1,1) vs N(0,1), alpha = 2, truth 1.0
-     seed  estimate         95% interval   stderr  wall [s]
-        0    0.9700     [0.9391, 1.0010]   0.0158      29.2
-        1    1.0251     [0.9907, 1.0595]   0.0175      29.8
-        2    1.0181     [0.9889, 1.0473]   0.0149      30.4
-    median estimate 1.0181 (within 5%: OK), median wall 29.8 s (<= 30 s at load 16: OK),
-    intervals covering 1: 3/3
-
-    (b) k = 1 releases, ‖v‖ = 2, ‖w‖ = 1.5, features log ‖ZV‖²; exact: renyi_release_k1,
-        except n_syn = 1, d = 2 where it returned nan (marked *: scipy_release_k1 instead)
-    alpha  d  n_syn    exact  estimate     95% interval   rel err  covers  alpha*D  wall [s]
-      2    2     1  0.04879*  0.04686  [0.0438, 0.0500]   -0.039    yes     0.098    98.2
-      2    2    10  0.15476   0.15575  [0.1504, 0.1611]   +0.006    yes     0.310    82.3
-      2    2   100  0.20302   0.19829  [0.1917, 0.2049]   -0.023    yes     0.406    83.8
-      2    2  1000  0.21143   0.21543  [0.2088, 0.2221]   +0.019    yes     0.423    65.5
-      2    5     1  0.02009   0.01984  [0.0180, 0.0217]   -0.012    yes     0.040   139.6
-      2    5    10  0.09027   0.09049  [0.0865, 0.0945]   +0.002    yes     0.181    90.4
-      2    5   100  0.14009   0.13994  [0.1346, 0.1453]   -0.001    yes     0.280    78.3
-      2    5  1000  0.15003   0.15058  [0.1450, 0.1562]   +0.004    yes     0.300    75.6
-      2   10     1  0.00808   0.00759  [0.0065, 0.0087]   -0.061    yes     0.016   161.6
-      2   10    10  0.04693   0.04485  [0.0420, 0.0477]   -0.044    yes     0.094   137.3
-      2   10   100  0.09022   0.09375  [0.0896, 0.0979]   +0.039    yes     0.180   111.5
-      2   10  1000  0.10079   0.10335  [0.0989, 0.1078]   +0.025    yes     0.202   125.3
-      4    2     1  0.11198*  0.11173  [0.1030, 0.1204]   -0.002    yes     0.448    91.3
-      4    2    10  0.30208   0.30237  [0.2883, 0.3164]   +0.001    yes     1.208    84.9
-      4    2   100  0.41481   0.40281  [0.3811, 0.4245]   -0.029    yes     1.659    63.6
-      4    2  1000  0.44095   0.43355  [0.4099, 0.4572]   -0.017    yes     1.764    38.1
-      4    5     1  0.04745   0.04640  [0.0416, 0.0512]   -0.022    yes     0.190    77.5
-      4    5    10  0.18540   0.18231  [0.1709, 0.1937]   -0.017    yes     0.742    77.4
-      4    5   100  0.29673   0.29618  [0.2794, 0.3130]   -0.002    yes     1.187    75.5
-      4    5  1000  0.32515   0.30143  [0.2807, 0.3222]   -0.073     no     1.301    54.7
-      4   10     1  0.01849   0.01933  [0.0166, 0.0221]   +0.045    yes     0.074    38.9
-      4   10    10  0.09835   0.10321  [0.0964, 0.1100]   +0.049    yes     0.393    47.4
-      4   10   100  0.19188   0.20945  [0.1969, 0.2220]   +0.092     no     0.768    49.6
-      4   10  1000  0.21964   0.22132  [0.2082, 0.2344]   +0.008    yes     0.879    52.5
-    median |rel err| 0.020, max 0.092; intervals covering: 22/24
-
-Reading: errors of both signs, median 2%, within 5% on 21 of 24 points; the worst are α = 4
-(−7.3% at d = 5, n = 1000, +9.2% at d = 10, n = 100, where the interval misses: at α = 4 the
-delta-method stderr rests on moments of (dP/dQ)^{3α/4}-type quantities that are heavy-tailed,
-so it understates the spread) and the smallest values (d = 10, n_syn ≤ 10, D < 0.05, where
-a few per cent is ~1e-3 absolute). Every point here has α·D < 1.8; ``MATH.md`` §6 expects
-the estimator to degrade beyond α·D of a few units, which this grid does not reach. The run
-took ~38 minutes at that load (renyi_release_k1's compilation: 92 s of it).
+``--quick``: one replicate, a few points per family, 200 steps, 20 000 held-out draws (a smoke
+run, not a measurement).
 """
 
 from __future__ import annotations
@@ -78,25 +33,38 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
 import statistics
 import sys
-import time
 from collections.abc import Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402  (benchmarks/_common.py: shared helpers)
+import _common
 
-REPO_ROOT = _common.REPO_ROOT
+FAMILIES = ("renyi-release", "renyi-gauss", "fisher")
+#: Samples per sampler call (the estimators call the samplers as often as they need).
+M = 1024
 
-ALPHAS = (2.0, 4.0)
-DIMS = (2, 5, 10)
-NSYNS = (1, 10, 100, 1000)
+#: (α, m₁, s₁, m₂, s₂): D_α(N(m₁, s₁²) ‖ N(m₂, s₂²)), finite when α s₂² + (1 − α) s₁² > 0.
+GAUSS_PAIRS = (
+    (2.0, 1.0, 1.0, 0.0, 1.0),
+    (2.0, 0.0, 1.3, 0.0, 1.0),  # the issue's heavy-tailed example, truth 0.32323
+    (1.5, 0.5, 1.0, 0.0, 1.3),
+    (1.5, 0.0, 1.3, 0.5, 1.0),
+    (4.0, 0.5, 1.0, 0.0, 1.0),
+    (2.0, 0.0, 0.8, 0.0, 1.0),
+    (3.0, 0.0, 1.0, 0.0, 1.2),
+    (8.0, 0.25, 1.0, 0.0, 1.0),
+)
 
-REFERENCE_NAMES = {
-    "k1": "fisherrdp.divergences.renyi_release_k1",
-    "scipy": "scipy_release_k1 (this file, SciPy quadrature)",
-}
+
+def gauss_renyi(alpha, m1, s1, m2, s2):
+    """D_α(N(m1, s1²) ‖ N(m2, s2²)) in closed form (needs α s2² + (1 − α) s1² > 0)."""
+    var = alpha * s2**2 + (1.0 - alpha) * s1**2
+    return (
+        math.log(s2 / s1)
+        + math.log(s2**2 / var) / (2.0 * (alpha - 1.0))
+        + alpha * (m1 - m2) ** 2 / (2.0 * var)
+    )
 
 
 def scipy_release_k1(alpha: float, d: float, n_syn: float, a: float, b: float, h: float = 0.01):
@@ -138,15 +106,12 @@ def scipy_release_k1(alpha: float, d: float, n_syn: float, a: float, b: float, h
     return float(value / (alpha - 1.0))
 
 
-_fisherrdp = _common.import_fisherrdp
-
-
 def exact_values(points, reference: str):
     """Exact D_α for (alpha, d, n_syn, a, b) points, and per point the reference used:
     ``"k1"`` (renyi_release_k1) or ``"scipy"`` (:func:`scipy_release_k1`)."""
     import numpy as np
 
-    _fisherrdp()
+    _common.import_fisherrdp()
     if reference in ("auto", "k1"):
         try:
             from fisherrdp.divergences import renyi_release_k1
@@ -170,201 +135,244 @@ def _scipy_point(alpha, d, n, a, b):
     return scipy_release_k1(alpha, d, n, a, b, h=h)
 
 
-def run_benchmark(
-    quick: bool = False,
-    runs: int = 3,
-    steps: int = 2000,
-    n_eval: int = 200_000,
-    v_norm: float = 2.0,
-    w_norm: float = 1.5,
-    reference: str = "auto",
-    alphas: Sequence[float] | None = None,
-    dims: Sequence[int] | None = None,
-    nsyns: Sequence[float] | None = None,
-    verbose: bool = True,
-) -> dict:
-    """Run (a) and (b); return the results as a JSON-able dict (also printed if verbose)."""
+# ---------------------------------------------------------------------------------------------
+# Samplers with the point's parameters as traced arguments (so the points train together).
+
+
+def _log_release_k1(key, d, n_syn, norm):
+    """log(‖ZV‖²/n_syn), V = norm·e₁ + N in R^d: log((norm + N₁)² + χ²_{d−1}) + log(χ²_n/n);
+    the second term is 0 for n_syn = inf."""
+    import jax
+    import jax.numpy as jnp
+
+    from fisherrdp._src.random import chi2, log_gamma
+
+    k1, k2, k3 = jax.random.split(key, 3)
+    y = (norm + jax.random.normal(k1, (M,))) ** 2 + chi2(k2, d - 1.0, (M,))
+    finite = jnp.isfinite(n_syn)
+    half = jnp.where(finite, 0.5 * n_syn, 1.0)
+    log_x = jnp.where(finite, log_gamma(k3, half, (M,)) - jnp.log(half), 0.0)
+    return (jnp.log(y) + log_x)[:, None]
+
+
+def release_p(key, d, n_syn, a, b):
+    return _log_release_k1(key, d, n_syn, a)
+
+
+def release_q(key, d, n_syn, a, b):
+    return _log_release_k1(key, d, n_syn, b)
+
+
+def gauss_p(key, m1, s1, m2, s2):
     import jax
 
-    fisherrdp = _fisherrdp()
-    from fisherrdp.release import release_samplers
-    from fisherrdp.variational import estimate_renyi
+    return (m1 + s1 * jax.random.normal(key, (M,)))[:, None]
+
+
+def gauss_q(key, m1, s1, m2, s2):
+    import jax
+
+    return (m2 + s2 * jax.random.normal(key, (M,)))[:, None]
+
+
+def ncx2_amplitude(key, theta, n, d):
+    """n draws of ‖θe₁ + N‖, N ~ N(0, I_d), reparameterised in θ (the feature ‖V‖, whose
+    θ-derivative (θ + N₁)/‖V‖ is bounded by 1; log‖V‖² would have a Cauchy-tailed derivative
+    at d = 1)."""
+    import jax
+    import jax.numpy as jnp
+
+    from fisherrdp._src.random import chi2
+
+    k1, k2 = jax.random.split(key)
+    y = (theta + jax.random.normal(k1, (n,))) ** 2 + chi2(k2, d - 1.0, (n,))
+    return jnp.sqrt(y)[:, None]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _points(family: str, quick: bool):
+    """(coordinates dict, truth array, estimator call) of a family."""
+    import numpy as np
+
+    if family == "renyi-release":
+        alphas, dims, nsyns = (
+            ((2.0,), (2.0, 10.0), (100.0, math.inf))
+            if quick
+            else ((2.0, 4.0), (2.0, 10.0), (1.0, 100.0, math.inf))
+        )
+        norms = ((2.0, 1.5),) if quick else ((2.0, 1.5), (1.0, 0.5))
+        pts = [(al, d, n, a, b) for al in alphas for d in dims for n in nsyns for a, b in norms]
+        exact, sources = exact_values(pts, "auto")
+        cols = {
+            k: np.array([p[i] for p in pts])
+            for i, k in enumerate(("alpha", "d", "n_syn", "a", "b"))
+        }
+        return cols, np.array(exact), sources
+    if family == "renyi-gauss":
+        pairs = GAUSS_PAIRS[:3] if quick else GAUSS_PAIRS
+        cols = {
+            k: np.array([p[i] for p in pairs])
+            for i, k in enumerate(("alpha", "m1", "s1", "m2", "s2"))
+        }
+        return cols, np.array([gauss_renyi(*p) for p in pairs]), ["closed form"] * len(pairs)
+    from fisherrdp.fisher import ncx2_amplitude_fisher
+
+    dims, thetas = (
+        ((2.0, 20.0), (0.3, 3.0))
+        if quick
+        else ((1.0, 2.0, 5.0, 20.0, 100.0), (0.1, 0.3, 1.0, 3.0, 10.0))
+    )
+    d, theta = (x.ravel() for x in np.meshgrid(dims, thetas, indexing="ij"))
+    exact = np.asarray(ncx2_amplitude_fisher(d, theta))
+    return {"d": d, "theta": theta}, exact, ["ncx2_amplitude_fisher"] * d.size
+
+
+def _estimate(family: str, cols: dict, key, knobs: dict):
+    from fisherrdp.variational import estimate_fisher, estimate_renyi
+
+    if family == "renyi-release":
+        args = (cols["d"], cols["n_syn"], cols["a"], cols["b"])
+        return estimate_renyi(release_p, release_q, cols["alpha"], key=key, args=args, **knobs)
+    if family == "renyi-gauss":
+        args = (cols["m1"], cols["s1"], cols["m2"], cols["s2"])
+        return estimate_renyi(gauss_p, gauss_q, cols["alpha"], key=key, args=args, **knobs)
+    return estimate_fisher(ncx2_amplitude, cols["theta"], key=key, args=(cols["d"],), **knobs)
+
+
+def run_benchmark(
+    quick: bool = False,
+    reps: int = 2,
+    steps: int = 2000,
+    n_eval: int = 200_000,
+    families: Sequence[str] = FAMILIES,
+    verbose: bool = True,
+) -> dict:
+    """Run the calibration; return the results as a JSON-able dict (also printed if verbose)."""
+    import jax
+
+    _common.import_fisherrdp()
 
     def say(*a):
         if verbose:
             print(*a, flush=True)
 
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    say(
-        f"python {platform.python_version()}, jax {jax.__version__}, fisherrdp "
-        f"{fisherrdp.__version__}; cpu_count={os.cpu_count()}, devices {jax.devices()}, "
-        f"load average {load[0]:.1f} (shared machine: wall times scale with it)"
-    )
     if quick:
-        runs = 1
-        alphas, dims, nsyns = alphas or (2.0,), dims or (5,), nsyns or (1, 100)
-    alphas, dims, nsyns = alphas or ALPHAS, dims or DIMS, nsyns or NSYNS
+        reps, steps, n_eval = 1, min(steps, 200), min(n_eval, 20_000)
     knobs = {"steps": steps, "n_eval": n_eval}
-
-    # (a) Gaussians.
-    def p_gauss(k):
-        return 1.0 + jax.random.normal(k, (1024,))
-
-    def q_gauss(k):
-        return jax.random.normal(k, (1024,))
-
-    gauss = []
-    for seed in range(runs):
-        r = estimate_renyi(p_gauss, q_gauss, 2.0, key=jax.random.key(seed), **knobs)
-        gauss.append(
-            {
-                "seed": seed,
-                "estimate": r.estimate,
-                "ci_low": r.ci_low,
-                "ci_high": r.ci_high,
-                "stderr": r.stderr,
-                "seconds": r.seconds,
-                "rel_err": r.estimate - 1.0,
-            }
-        )
-        say(
-            f"(a) seed {seed}: D_2 = {r.estimate:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}] "
-            f"(truth 1), {r.seconds:.1f} s"
-        )
-    gauss_summary = {
-        "median_estimate": statistics.median(g["estimate"] for g in gauss),
-        "median_seconds": statistics.median(g["seconds"] for g in gauss),
-        "max_abs_rel_err": max(abs(g["rel_err"]) for g in gauss),
-        "covered": sum(g["ci_low"] <= 1.0 <= g["ci_high"] for g in gauss),
-    }
-
-    # (b) k = 1 releases.
-    points = [(a, float(d), float(n), v_norm, w_norm) for a in alphas for d in dims for n in nsyns]
-    t0 = time.perf_counter()
-    exact, sources = exact_values(points, reference)
-    ref_s = time.perf_counter() - t0
-    ref_name = ", ".join(
-        f"{REFERENCE_NAMES[s]} ({sources.count(s)} points)" for s in sorted(set(sources))
-    )
-    say(f"(b) exact values from {ref_name} in {ref_s:.1f} s")
-    rows = []
-    for i, ((alpha, d, n, a, b), ex, src) in enumerate(zip(points, exact, sources, strict=True)):
-        p, q = release_samplers(1, int(d), n, a, b)
-        r = estimate_renyi(p, q, alpha, key=jax.random.key(1000 + i), **knobs)
-        row = {
-            "alpha": alpha,
-            "d": d,
-            "n_syn": n,
-            "exact": ex,
-            "reference": src,
-            "estimate": r.estimate,
-            "ci_low": r.ci_low,
-            "ci_high": r.ci_high,
-            "stderr": r.stderr,
-            "rel_err": (r.estimate - ex) / ex,
-            "covered": bool(r.ci_low <= ex <= r.ci_high),
-            "seconds": r.seconds,
-        }
-        rows.append(row)
-        say(
-            f"  α={alpha:g} d={d:g} n={n:g}: exact {ex:.5f}, estimate {r.estimate:.5f} "
-            f"[{r.ci_low:.5f}, {r.ci_high:.5f}], rel err {row['rel_err']:+.3f}, "
-            f"{r.seconds:.1f} s"
-        )
-    results = {
-        "quick": quick,
-        "knobs": knobs,
-        "v_norm": v_norm,
-        "w_norm": w_norm,
-        "load_average": load[0],
-        "cpu_count": os.cpu_count(),
-        "jax_version": jax.__version__,
-        "gaussian": gauss,
-        "gaussian_summary": gauss_summary,
-        "reference": ref_name,
-        "reference_seconds": ref_s,
-        "release_k1": rows,
-    }
+    say(*_common.environment_lines())
+    results = {"quick": quick, "reps": reps, "knobs": knobs, "families": {}}
+    for family in families:
+        cols, truth, sources = _points(family, quick)
+        cases = []
+        for rep in range(reps):
+            key = jax.random.fold_in(jax.random.key(2026), 100 * FAMILIES.index(family) + rep)
+            r = _estimate(family, cols, key, knobs)
+            say(f"{family}: replicate {rep}, {truth.size} points in {r.seconds:.1f} s")
+            for i in range(truth.size):
+                lo, hi = float(r.ci_low[i]), float(r.ci_high[i])
+                cases.append(
+                    {
+                        **{k: float(v[i]) for k, v in cols.items()},
+                        "rep": rep,
+                        "truth": float(truth[i]),
+                        "reference": sources[i],
+                        "estimate": float(r.estimate[i]),
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "stderr": float(r.stderr[i]),
+                        "covered": bool(lo <= truth[i] <= hi),
+                        "reliable": bool(r.reliable[i]),
+                        "reason": str(r.reason[i]),
+                        "rel_err": float((r.estimate[i] - truth[i]) / truth[i]),
+                        "seconds": r.seconds,
+                    }
+                )
+        results["families"][family] = {"cases": cases, "summary": _summary(cases)}
     if verbose:
-        _print_summary(results)
+        _print_report(results)
     return results
 
 
-def _print_summary(r: dict) -> None:
-    g = r["gaussian_summary"]
-    ok = abs(g["median_estimate"] - 1.0) <= 0.05 and g["median_seconds"] <= 30.0
+def _summary(cases: list[dict]) -> dict:
+    covered = [c["covered"] for c in cases]
+    unflagged = [c for c in cases if c["reliable"]]
+    return {
+        "cases": len(cases),
+        "coverage": sum(covered) / len(cases),
+        "flagged": len(cases) - len(unflagged),
+        "misses": sum(not c for c in covered),
+        "unflagged_misses": sum(not c["covered"] for c in unflagged),
+        "coverage_unflagged": (
+            sum(c["covered"] for c in unflagged) / len(unflagged) if unflagged else math.nan
+        ),
+        "median_abs_rel_err": statistics.median(abs(c["rel_err"]) for c in cases),
+        "seconds": sum({c["rep"]: c["seconds"] for c in cases}.values()),
+    }
+
+
+def _print_report(results: dict) -> None:
     print()
-    print("(a) N(1,1) vs N(0,1), alpha = 2, truth 1.0")
-    print(f"{'seed':>5} {'estimate':>9} {'95% interval':>20} {'stderr':>8} {'wall [s]':>9}")
-    for row in r["gaussian"]:
-        interval = f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
-        print(
-            f"{row['seed']:>5} {row['estimate']:9.4f} {interval:>20} {row['stderr']:8.4f} "
-            f"{row['seconds']:9.1f}"
-        )
     print(
-        f"median estimate {g['median_estimate']:.4f}, median wall {g['median_seconds']:.1f} s, "
-        f"intervals covering 1: {g['covered']}/{len(r['gaussian'])} "
-        f"(target within 5% in <= 30 s: {'OK' if ok else 'MISSED'}; "
-        f"load average {r['load_average']:.1f})"
+        f"Coverage of the 95% intervals ({results['reps']} replicate(s), steps "
+        f"{results['knobs']['steps']}, n_eval {results['knobs']['n_eval']}):"
     )
+    head = (
+        f"{'family':<15} {'cases':>5} {'nominal':>7} {'measured':>8} {'flagged':>7} "
+        f"{'misses':>6} {'unflagged misses':>16} {'unflagged coverage':>18} {'median |rel err|':>16}"
+    )
+    print(head)
+    print("-" * len(head))
+    for family, f in results["families"].items():
+        s = f["summary"]
+        print(
+            f"{family:<15} {s['cases']:>5} {'95%':>7} {100 * s['coverage']:>7.1f}% {s['flagged']:>7} "
+            f"{s['misses']:>6} {s['unflagged_misses']:>16} "
+            f"{100 * s['coverage_unflagged']:>17.1f}% {s['median_abs_rel_err']:>16.4f}"
+            f"  ({s['seconds']:.0f} s)"
+        )
     print()
-    print(
-        f"(b) k = 1 releases, ‖v‖ = {r['v_norm']:g}, ‖w‖ = {r['w_norm']:g}, features log ‖ZV‖²; "
-        f"exact: {r['reference']}"
-    )
-    print(
-        f"{'alpha':>5} {'d':>4} {'n_syn':>6} {'exact':>9} {'estimate':>9} "
-        f"{'95% interval':>20} {'rel err':>8} {'covers':>6} {'alpha*D':>7} {'wall [s]':>8} ref"
-    )
-    for row in r["release_k1"]:
-        interval = f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
-        print(
-            f"{row['alpha']:5g} {row['d']:4g} {row['n_syn']:6g} {row['exact']:9.5f} "
-            f"{row['estimate']:9.5f} {interval:>20} {row['rel_err']:+8.3f} "
-            f"{'yes' if row['covered'] else 'no':>6} {row['alpha'] * row['exact']:7.3f} "
-            f"{row['seconds']:8.1f} {row['reference']}"
-        )
-    errs = [abs(row["rel_err"]) for row in r["release_k1"]]
-    if errs:
-        print(
-            f"median |rel err| {statistics.median(errs):.3f}, max {max(errs):.3f}; "
-            f"intervals covering: {sum(row['covered'] for row in r['release_k1'])}/{len(errs)}"
-        )
+    for family, f in results["families"].items():
+        for c in f["cases"]:
+            if not c["covered"] or not c["reliable"]:
+                where = " ".join(
+                    f"{k}={c[k]:g}"
+                    for k in c
+                    if k in ("alpha", "d", "n_syn", "a", "b", "m1", "s1", "m2", "s2", "theta")
+                )
+                print(
+                    f"  {family} rep {c['rep']} {where}: truth {c['truth']:.5g}, estimate "
+                    f"{c['estimate']:.5g} [{c['ci_low']:.5g}, {c['ci_high']:.5g}] "
+                    f"{'covered' if c['covered'] else 'MISSED'}"
+                    f"{'' if c['reliable'] else ' | flagged: ' + c['reason'][:90]}"
+                )
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="1 Gaussian run, 2 release points")
-    p.add_argument("--runs", type=int, default=3, help="Gaussian runs (default 3)")
+    p.add_argument("--quick", action="store_true", help="a smoke run (see the docstring)")
+    p.add_argument("--reps", type=int, default=2, help="replicate keys per family (default 2)")
     p.add_argument("--steps", type=int, default=2000, help="training steps (default 2000)")
-    p.add_argument("--n-eval", type=int, default=200_000, help="held-out samples (default 2e5)")
-    p.add_argument("--v-norm", type=float, default=2.0, help="‖v‖ (default 2)")
-    p.add_argument("--w-norm", type=float, default=1.5, help="‖w‖ (default 1.5)")
-    p.add_argument("--alpha", type=float, action="append", help="orders (repeatable)")
-    p.add_argument("--d", type=int, action="append", help="dimensions (repeatable)")
-    p.add_argument("--n-syn", type=float, action="append", help="n_syn values (repeatable)")
+    p.add_argument("--n-eval", type=int, default=200_000, help="held-out draws (default 2e5)")
     p.add_argument(
-        "--reference",
-        choices=("auto", "k1", "scipy"),
-        default="auto",
-        help="exact values: renyi_release_k1 (k1), this file's SciPy quadrature (scipy), or "
-        "k1 when available (auto, default)",
+        "--families",
+        default=",".join(FAMILIES),
+        help=f"comma-separated subset of {','.join(FAMILIES)}",
     )
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     p.add_argument("--quiet", action="store_true", help="print nothing; just return/write")
     args = p.parse_args(argv)
+    families = tuple(f for f in args.families.split(",") if f)
+    bad = [f for f in families if f not in FAMILIES]
+    if bad:
+        p.error(f"--families: unknown {bad}; choose from {FAMILIES}")
     results = run_benchmark(
         quick=args.quick,
-        runs=args.runs,
+        reps=args.reps,
         steps=args.steps,
         n_eval=args.n_eval,
-        v_norm=args.v_norm,
-        w_norm=args.w_norm,
-        reference=args.reference,
-        alphas=args.alpha,
-        dims=args.d,
-        nsyns=args.n_syn,
+        families=families,
         verbose=not args.quiet,
     )
     _common.write_json(args.json, results, quiet=args.quiet)

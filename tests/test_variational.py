@@ -174,6 +174,7 @@ def test_poly_softplus():
         ((lambda k: jax.random.normal(k, ()), q_std, 2.0), {}, ValueError, "shape \\(batch"),
         ((p_shift, q_std, [2.0, 3.0]), {"args": (np.ones(3),)}, ValueError, "'args'"),
         ((p_shift, q_std, 2.0), {"members": 0}, ValueError, "'members'"),
+        ((p_shift, lambda k: jax.numpy.log(q_std(k)), 2.0), {}, ValueError, "non-finite"),
     ],
 )
 def test_bad_input(args, kwargs, error, match):

@@ -227,13 +227,20 @@ def _combine(method: str, alpha, log_mean_p, log_mean_q):
 
 
 def _probe(sample: Callable, name: str, key: jax.Array, args) -> tuple[int, int]:
-    """Samples per call of ``sample`` and features per sample (by tracing, no compilation)."""
+    """Samples per call of ``sample`` and features per sample; one call at the first point
+    must give finite samples."""
     if not callable(sample):
         raise TypeError(f"argument {name!r} must be a callable key -> samples, got {sample!r}")
     out = jax.eval_shape(sample, key, *args)
     if not hasattr(out, "shape") or len(out.shape) < 1 or out.shape[0] < 1:
         raise ValueError(
             f"argument {name!r} must return an array of shape (batch, ...), batch >= 1, got {out!r}"
+        )
+    draws = np.asarray(sample(key, *args))
+    if not np.all(np.isfinite(draws)):
+        raise ValueError(
+            f"argument {name!r} returned non-finite samples ({np.sum(~np.isfinite(draws))} of "
+            f"{draws.size} entries, first point)"
         )
     return out.shape[0], int(np.prod(out.shape[1:], dtype=int))
 
@@ -409,8 +416,8 @@ def estimate_renyi(
 
     Raises:
       ValueError: if ``alpha <= 1`` (or is not concrete or finite), ``method`` is unknown, a
-        size is out of range, ``args`` do not match ``alpha``'s shape, or the samplers'
-        feature counts differ.
+        size is out of range, ``args`` do not match ``alpha``'s shape, the samplers' feature
+        counts differ, or a sampler's first batch is not finite.
       TypeError: if a sampler is not callable.
 
     Examples:
