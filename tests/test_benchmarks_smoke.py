@@ -91,20 +91,21 @@ def test_bench_fisher_smoke(tmp_path):
 
 
 def test_bench_variational_smoke(tmp_path):
-    """Tiny config: the Gaussian part and one k = 1 release point (n_syn = inf, against the
-    benchmark's own SciPy quadrature, which is instant there)."""
+    """Tiny config: the Gaussian and Fisher families of the coverage benchmark (one replicate,
+    100 steps), their truths and the summary fields."""
     bench = _load_bench(BENCH_VARIATIONAL)
     out = tmp_path / "bench_variational.json"
-    argv = ["--quick", "--steps", "100", "--n-eval", "4000", "--n-syn", "inf", "--d", "3"]
-    r = bench.main([*argv, "--reference", "scipy", "--json", str(out), "--quiet"])
+    argv = ["--quick", "--families", "renyi-gauss,fisher", "--steps", "100", "--n-eval", "4000"]
+    r = bench.main([*argv, "--json", str(out), "--quiet"])
 
-    assert len(r["gaussian"]) == 1 and len(r["release_k1"]) == 1
-    g = r["gaussian"][0]
-    assert g["ci_low"] < g["estimate"] < g["ci_high"] and g["seconds"] > 0
-    row = r["release_k1"][0]
-    assert row["reference"] == "scipy" and math.isfinite(row["rel_err"])
-    # n_syn = inf: D_2(χ²_3(4) ‖ χ²_3(2.25)) = renyi_ncx2(2, 3, 2, 1.5) = 0.18711791387797.
-    assert row["exact"] == pytest.approx(0.18711791387797, rel=1e-9)
+    gauss, fisher = r["families"]["renyi-gauss"], r["families"]["fisher"]
+    assert len(gauss["cases"]) == 3 and len(fisher["cases"]) == 4
+    assert gauss["cases"][0]["truth"] == pytest.approx(1.0)  # D_2(N(1, 1) ‖ N(0, 1))
+    for family in (gauss, fisher):
+        s = family["summary"]
+        assert 0.0 <= s["coverage"] <= 1.0 and s["unflagged_misses"] <= s["misses"]
+        for c in family["cases"]:
+            assert c["ci_low"] < c["estimate"] < c["ci_high"] and math.isfinite(c["rel_err"])
     assert json.loads(out.read_text())["quick"] is True
 
 
