@@ -20,7 +20,7 @@ def report(tmp_path_factory):
 def test_verify_passes_on_a_small_grid_and_writes_every_statement(report):
     status, data = report
     assert status == 0 and data["failed"] == []
-    k1 = [s.name for s in checks.STATEMENTS if not s.wishart]
+    k1 = [s.name for s in checks.STATEMENTS if not s.wishart and not s.variational]
     assert [row["name"] for row in data["statements"]] == k1
     for row in data["statements"]:
         assert row["points"] > 0, row["name"]
@@ -110,15 +110,32 @@ def test_grid_rejects_bad_values():
 # k > 1: Theorems 5.3 and 5.4, exact for k = 2 (kind "inequality"), against Monte Carlo
 # estimates for k = 3 (kind "statistical").
 
-WISHART_SMALL = ["--wishart-k", "2,3", "--wishart-d", "6", "--wishart-delta", "0.5",
-                 "--wishart-samples", "500"]
+WISHART_SMALL = [
+    "--wishart-k",
+    "2,3",
+    "--wishart-d",
+    "6",
+    "--wishart-delta",
+    "0.5",
+    "--wishart-samples",
+    "500",
+]
 
 
 @pytest.fixture(scope="module")
 def wishart_report(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify") / "wishart.json"
-    argv = ["verify", "--only", "k = 2", "--only", "k ≥ 3", *WISHART_SMALL, "--json", str(path),
-            "--no-progress"]
+    argv = [
+        "verify",
+        "--only",
+        "k = 2",
+        "--only",
+        "k ≥ 3",
+        *WISHART_SMALL,
+        "--json",
+        str(path),
+        "--no-progress",
+    ]
     status = cli.main(argv)
     return status, json.loads(path.read_text())
 
@@ -176,7 +193,8 @@ def test_exact_k2_rows_are_the_exact_functions(wishart_report):
     pair = [p for p in wishart_pairs(grid) if p["k"] == 2][int(where["pair"])]
     v, w = (pair["v"], pair["w"]) if where["order"] == 0 else (pair["w"], pair["v"])
     assert float(renyi_ncwishart(where["alpha"], 6.0, v, w)) == pytest.approx(
-        where["estimate"], rel=1e-12)
+        where["estimate"], rel=1e-12
+    )
 
 
 def test_statistical_margin_is_three_standard_errors():
@@ -209,7 +227,8 @@ def test_wishart_pairs_meet_the_theorem_hypotheses():
         assert np.linalg.norm(v - w) == pytest.approx(p["delta"], rel=1e-12)
         rank_v, rank_w = np.linalg.matrix_rank(v), np.linalg.matrix_rank(w)
         assert (rank_v, rank_w) == {"rank_one": (1, 1), "rank_two": (2, 2)}.get(
-            kind, (p["k"], p["k"])), kind
+            kind, (p["k"], p["k"])
+        ), kind
         if kind == "rotated":  # same Gram eigenvalues, rotated
             np.testing.assert_allclose(np.linalg.svd(v)[1], np.linalg.svd(w)[1], rtol=1e-12)
         length = np.linalg.norm(_procrustes(v, w) - v)

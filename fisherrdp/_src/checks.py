@@ -27,6 +27,23 @@ Kinds of rows:
   failure, like an ``inequality`` row's (at most ≈ 0.13% per point if the truth sat exactly at
   the bound). The printed readings of Theorems 5.3 and 5.4 use the same margin with kind
   ``as printed`` (evidence, never a failure).
+* ``variational`` — a proven statement checked against a **variational estimate** from samples
+  only (:mod:`fisherrdp._src.variational_checks`: trained test functions, 95% intervals; k = 1
+  Prop 5.1, the Prop 3.2 path bound and Theorem 5.2 re-derived, k = 2, 3 Theorems 5.3 and 5.4
+  re-derived and post-processing), or against the exact value (k = 1 Fisher information and
+  Rényi divergence). The compared side is the interval's lower end ``ci_low``: a point is a
+  violation only if the whole interval lies above the bound (``ci_low > bound`` beyond the
+  closed-form allowance). The estimates are lower values (a trained test function reaches at
+  most the supremum) and the keys are fixed, so a violation is a failure, like an
+  ``inequality`` row's. The rows also count the ``unreliable`` estimates (flagged by the
+  estimators' diagnostics) and, against exact values, the intervals that cover the exact value
+  (``covered``; an interval below it is an unconverged estimate, not a violation). The rows
+  against exact values have kind ``variational exact`` and cannot fail: there an interval lies
+  entirely above the truth by chance in about 2.5% of points (one-sided 95%), so over a grid of
+  25 points a failure would come about every other seed; they report coverage. They are
+  marked ``Statement.variational`` (``fisherrdp verify`` runs them only with
+  ``--variational``) and use ``Grid.variational``
+  (:class:`~fisherrdp._src.variational_checks.VariationalGrid`).
 
 The exact quantities are evaluated by :class:`Evaluator` in padded chunks of fixed size
 (:func:`fisherrdp._src.scan.engine.map_points`: one compilation per function, whatever the grid,
@@ -61,13 +78,28 @@ import jax.numpy as jnp
 import numpy as np
 
 from fisherrdp import bounds
-from fisherrdp._src.divergences.renyi import _renyi_vec
-from fisherrdp._src.fisher import _fisher_with_error_vec
+from fisherrdp._src.divergences.renyi import _renyi_vec, renyi_ncx2
+from fisherrdp._src.fisher import _fisher_with_error_vec, ncx2_amplitude_fisher
 from fisherrdp._src.path_bound import _path_bounds_over_alphas
 from fisherrdp._src.scan.engine import map_points
+from fisherrdp._src.variational_checks import (
+    VariationalGrid,
+    k1_fisher_estimates,
+    k1_renyi_estimates,
+    wishart_fisher_rows,
+    wishart_renyi_rows,
+)
 from fisherrdp._src.wishart_checks import Z_MARGIN, WishartGrid, fisher_rows, renyi_rows
 
-__all__ = ["STATEMENTS", "Grid", "Statement", "StatementResult", "WishartGrid", "run_checks"]
+__all__ = [
+    "STATEMENTS",
+    "Grid",
+    "Statement",
+    "StatementResult",
+    "VariationalGrid",
+    "WishartGrid",
+    "run_checks",
+]
 
 #: Relative allowances for numerical error (see the module docstring).
 FISHER_TOL = 1e-10
@@ -77,18 +109,20 @@ CLOSED_FORM_TOL = 1e-13
 #: Exact k = 2 divergences (renyi_ncwishart's documented accuracy), besides their estimate.
 WISHART_RENYI_TOL = 1e-8
 #: Kinds of rows whose violations are failures.
-FAILING_KINDS = ("inequality", "statistical")
+FAILING_KINDS = ("inequality", "statistical", "variational")
 
 
 @dataclasses.dataclass(frozen=True)
 class Grid:
-    """The parameter grid of the checks (1-D tuples of floats; ``wishart`` for k > 1)."""
+    """The parameter grid of the checks (1-D tuples of floats; ``wishart`` for k > 1,
+    ``variational`` for the variational estimates)."""
 
     d: tuple[float, ...] = tuple(np.geomspace(1.0, 1e4, 13).tolist())
     theta: tuple[float, ...] = tuple(np.geomspace(0.01, 100.0, 13).tolist())
     delta: tuple[float, ...] = (0.01, 0.1, 0.25, 0.5, 1.0, 2.0)
     alpha: tuple[float, ...] = (1.25, 1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
     wishart: WishartGrid = dataclasses.field(default_factory=WishartGrid)
+    variational: VariationalGrid = dataclasses.field(default_factory=VariationalGrid)
 
     def __post_init__(self):
         for name, lower, strict in (
@@ -110,12 +144,18 @@ class Grid:
 
 @dataclasses.dataclass(frozen=True)
 class Comparison:
-    """``small <= large`` at each point, allowed to fail by ``tol``; ``coords`` name the points."""
+    """``small <= large`` at each point, allowed to fail by ``tol``; ``coords`` name the points.
+
+    For estimates (``variational`` rows), ``reliable`` flags the points the estimator trusts and
+    ``covered`` (against an exact value) the points whose interval contains it.
+    """
 
     small: np.ndarray
     large: np.ndarray
     tol: np.ndarray
     coords: dict[str, np.ndarray]
+    reliable: np.ndarray | None = None
+    covered: np.ndarray | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,14 +171,17 @@ class Approach:
 @dataclasses.dataclass(frozen=True)
 class Statement:
     """One checked statement: ``evaluate(grid, evaluator)`` returns a :class:`Comparison` (or an
-    :class:`Approach` for ``kind == "limit"``); ``wishart`` marks the k > 1 Monte Carlo rows."""
+    :class:`Approach` for ``kind == "limit"``); ``wishart`` marks the k > 1 rows on
+    ``Grid.wishart``, ``variational`` the rows of variational estimates."""
 
     name: str
     source: str
-    kind: str  # "inequality", "as printed", "leading order", "limit" or "statistical"
+    kind: str  # "inequality", "as printed", "leading order", "limit", "statistical",
+    # "variational" or "variational exact"
     description: str
     evaluate: Callable[[Grid, Evaluator], Comparison | Approach]
     wishart: bool = False
+    variational: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,7 +192,9 @@ class StatementResult:
     ``(large - small)/|large|`` and ``violations`` counts points beyond the numerical allowance;
     for ``limit`` rows ``metric`` is the largest ``|ratio - 1|`` and ``violations`` counts the
     points where it exceeds the stated level. ``where`` holds the coordinates of the extreme
-    point. Only ``inequality`` and ``statistical`` rows can fail.
+    point. ``unreliable`` counts the estimates their estimator flags (``variational`` rows);
+    ``covered`` counts the intervals that contain the exact value (rows against exact values,
+    else ``None``). Only ``inequality``, ``statistical`` and ``variational`` rows can fail.
     """
 
     name: str
@@ -161,6 +206,8 @@ class StatementResult:
     metric_name: str
     metric: float
     where: dict[str, float]
+    unreliable: int = 0
+    covered: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -222,14 +269,16 @@ class Evaluator:
 # Grids of points, and the exact quantities shared between statements.
 
 
-def _fisher_points(grid: Grid) -> dict[str, np.ndarray]:
-    d, theta = np.meshgrid(np.array(grid.d), np.array(grid.theta), indexing="ij")
+def _fisher_points(d: Sequence[float], theta: Sequence[float]) -> dict[str, np.ndarray]:
+    d, theta = np.meshgrid(np.array(d), np.array(theta), indexing="ij")
     return {"d": d.ravel(), "theta": theta.ravel()}
 
 
-def _pair_points(grid: Grid) -> dict[str, np.ndarray]:
+def _pair_points(
+    d: Sequence[float], c: Sequence[float], delta: Sequence[float]
+) -> dict[str, np.ndarray]:
     """(d, C, Δ, a, b) for both orders of the pair (C, max(C − Δ, 0))."""
-    d, c, delta = (x.ravel() for x in np.meshgrid(grid.d, grid.theta, grid.delta, indexing="ij"))
+    d, c, delta = (x.ravel() for x in np.meshgrid(d, c, delta, indexing="ij"))
     low = np.maximum(c - delta, 0.0)
     return {
         "d": np.concatenate([d, d]),
@@ -250,7 +299,7 @@ def _with_alpha(points: dict[str, np.ndarray], alphas: Sequence[float]) -> dict[
 
 def _fisher(grid: Grid, ev: Evaluator):
     def compute():
-        p = _fisher_points(grid)
+        p = _fisher_points(grid.d, grid.theta)
         return (p, *ev.fisher(p["d"], p["theta"]))
 
     return ev.shared("fisher", compute)
@@ -258,7 +307,7 @@ def _fisher(grid: Grid, ev: Evaluator):
 
 def _renyi(grid: Grid, ev: Evaluator):
     def compute():
-        p = _with_alpha(_pair_points(grid), grid.alpha)
+        p = _with_alpha(_pair_points(grid.d, grid.theta, grid.delta), grid.alpha)
         return p, ev.renyi(p["alpha"], p["d"], p["a"], p["b"])
 
     return ev.shared("renyi", compute)
@@ -266,7 +315,7 @@ def _renyi(grid: Grid, ev: Evaluator):
 
 def _path_bound(grid: Grid, ev: Evaluator):
     def compute():
-        p = _pair_points(grid)
+        p = _pair_points(grid.d, grid.theta, grid.delta)
         return ev.path_bounds(grid.alpha, p["d"], p["a"], p["b"]).ravel()  # α fastest
 
     return ev.shared("path_bound", compute)
@@ -342,7 +391,7 @@ def _local_expansion(grid, ev):
 
     The next term is of relative size O(αδ·|∂ log I|) = O(αδ/min(θ, 1)), hence ``level``.
     """
-    p = _with_alpha(_fisher_points(grid), grid.alpha)
+    p = _with_alpha(_fisher_points(grid.d, grid.theta), grid.alpha)
     step = LOCAL_STEP * np.minimum(p["theta"], 1.0) / p["alpha"]
     renyi = ev.renyi(p["alpha"], p["d"], p["theta"] + step, p["theta"])
     _, fisher, _ = _fisher(grid, ev)
@@ -499,6 +548,164 @@ def _wishart_statements(exact: bool) -> tuple[Statement, ...]:
 WISHART_STATEMENTS: tuple[Statement, ...] = _wishart_statements(True) + _wishart_statements(False)
 
 
+# ----------------------------------------------------------------------------------------------
+# Variational estimates (kind "variational"): the interval's lower end against bounds and exact
+# values. Each estimator family runs once (Evaluator.shared) for all its rows.
+
+
+# The exact values and the path bound at these tens of points come from the public functions
+# (shape buckets of a few points), not from the Evaluator's chunks of thousands.
+
+
+def _variational_fisher(grid: Grid, ev: Evaluator):
+    """k = 1: the estimates at the Fisher points, with the exact I and its error estimate."""
+
+    def compute():
+        vg = grid.variational
+        p = _fisher_points(vg.fisher_d, vg.fisher_theta)
+        exact = ncx2_amplitude_fisher(p["d"], p["theta"], return_error=True)
+        rows = p | k1_fisher_estimates(vg, p["d"], p["theta"])
+        return rows, *(np.asarray(x, dtype=float) for x in exact)
+
+    return ev.shared("variational_fisher", compute)
+
+
+def _variational_renyi(grid: Grid, ev: Evaluator):
+    """k = 1: the estimates at the pairs and orders (α fastest), with the exact D_α."""
+
+    def compute():
+        vg = grid.variational
+        p = _with_alpha(_pair_points(vg.renyi_d, vg.renyi_C, vg.renyi_delta), vg.alpha)
+        rows = p | k1_renyi_estimates(vg, p["d"], p["a"], p["b"], p["alpha"])
+        return rows, np.asarray(renyi_ncx2(p["alpha"], p["d"], p["a"], p["b"]), dtype=float)
+
+    return ev.shared("variational_renyi", compute)
+
+
+def _variational(rows: dict, bound, tol, covered=None) -> Comparison:
+    """``ci_low <= bound`` (allowed ``tol``), the estimator's verdicts alongside."""
+    coords = {k: v for k, v in rows.items() if k not in ("ci_low", "reliable")}
+    return Comparison(rows["ci_low"], bound, tol, coords, rows["reliable"], covered)
+
+
+def _against_exact(rows: dict, exact, tol) -> Comparison:
+    """``ci_low <= exact`` (allowed ``tol``), and which intervals contain the exact value."""
+    exact = np.asarray(exact, dtype=float)
+    covered = (rows["ci_low"] - exact <= tol) & (exact - rows["ci_high"] <= tol)
+    return _variational(rows, exact, tol, covered)
+
+
+def _variational_prop51(grid, ev):
+    rows, _, _ = _variational_fisher(grid, ev)
+    bound = np.asarray(bounds.fisher_upper_prop51(rows["d"], rows["theta"]))
+    return _variational(rows, bound, CLOSED_FORM_TOL * np.abs(bound))
+
+
+def _variational_fisher_exact(grid, ev):
+    rows, fisher, error = _variational_fisher(grid, ev)
+    return _against_exact(rows, fisher, error + FISHER_TOL * fisher)
+
+
+def _variational_path_bound(grid, ev):
+    rows, _ = _variational_renyi(grid, ev)
+    bound = np.asarray(bounds.path_bound_ncx2(rows["alpha"], rows["d"], rows["a"], rows["b"]))
+    return _variational(rows, bound, PATH_BOUND_TOL * np.abs(bound))
+
+
+def _variational_theorem52(grid, ev):
+    rows, _ = _variational_renyi(grid, ev)
+    bound = np.asarray(bounds.theorem52_bound(rows["alpha"], rows["d"], rows["C"], rows["Delta"]))
+    return _variational(rows, bound, CLOSED_FORM_TOL * np.abs(bound))
+
+
+def _variational_renyi_exact(grid, ev):
+    rows, renyi = _variational_renyi(grid, ev)
+    return _against_exact(rows, renyi, RENYI_TOL * np.abs(renyi))
+
+
+def _variational_wishart(grid: Grid, ev: Evaluator, key: str, rows_fn) -> dict:
+    """k > 1: the Fisher (``wishart_fisher_rows``) or Rényi (``wishart_renyi_rows``) rows."""
+    return ev.shared(key, lambda: rows_fn(grid.variational))
+
+
+def _variational_theorem53(grid, ev):
+    r = _variational_wishart(grid, ev, "variational_wishart_fisher", wishart_fisher_rows)
+    bound = np.asarray(bounds.theorem53_fisher_bound(r["L2"], r["rho"], r["m"]))
+    return _variational(r, bound, CLOSED_FORM_TOL * np.abs(bound))
+
+
+def _variational_theorem54(grid, ev):
+    r = _variational_wishart(grid, ev, "variational_wishart_renyi", wishart_renyi_rows)
+    bound = np.asarray(bounds.theorem54_bound(r["alpha"], r["d"], r["k"], r["C"], r["Delta"]))
+    return _variational(r, bound, CLOSED_FORM_TOL * np.abs(bound))
+
+
+def _variational_postprocessing(grid, ev):
+    r = _variational_wishart(grid, ev, "variational_wishart_renyi", wishart_renyi_rows)
+    bound = np.asarray(bounds.gaussian_renyi(r["alpha"], r["Delta"]))
+    return _variational(r, bound, CLOSED_FORM_TOL * np.abs(bound))
+
+
+def _variational_statement(name, source, description, evaluate, kind="variational"):
+    return Statement(name + ", variational", source, kind, description, evaluate, variational=True)
+
+
+_CI = "95% CI low of"
+
+VARIATIONAL_STATEMENTS: tuple[Statement, ...] = (
+    _variational_statement(
+        "Fisher upper bound",
+        "Prop 5.1",
+        f"{_CI} Î(d,θ) <= 2θ²/(2θ²+d−3) (1 for d <= 3)",
+        _variational_prop51,
+    ),
+    _variational_statement(
+        "Fisher information (exact)",
+        "ncx2_amplitude_fisher",
+        f"{_CI} Î(d,θ) <= exact I(d,θ)",
+        _variational_fisher_exact,
+        kind="variational exact",
+    ),
+    _variational_statement(
+        "Path bound, exact √I",
+        "Prop 3.2",
+        f"{_CI} D̂_α(P_a‖P_b) <= the path bound with the exact √I",
+        _variational_path_bound,
+    ),
+    _variational_statement(
+        "Theorem 5.2 (re-derived)",
+        "Thm 5.2 / MATH.md §2",
+        f"{_CI} D̂_α(P_a‖P_b) <= Theorem 5.2 re-derived",
+        _variational_theorem52,
+    ),
+    _variational_statement(
+        "Rényi divergence (exact)",
+        "renyi_ncx2",
+        f"{_CI} D̂_α(P_a‖P_b) <= exact D_α",
+        _variational_renyi_exact,
+        kind="variational exact",
+    ),
+    _variational_statement(
+        "Theorem 5.3 (re-derived), k > 1",
+        "Thm 5.3 / MATH.md §4",
+        f"{_CI} Î(θ) <= ‖Uw−v‖²·2ρ²/(2ρ²+m−3), m = ⌊d/k⌋, ρ = ‖μ(θ)‖",
+        _variational_theorem53,
+    ),
+    _variational_statement(
+        "Theorem 5.4 (re-derived), k > 1",
+        "Thm 5.4 / MATH.md §4",
+        f"{_CI} D̂_α(VᵀV‖WᵀW) <= Theorem 5.2 form with d → ⌊d/k⌋, ‖v−w‖ = Δ",
+        _variational_theorem54,
+    ),
+    _variational_statement(
+        "Post-processing, k > 1",
+        "Sec. 2",
+        f"{_CI} D̂_α(VᵀV‖WᵀW) <= α‖v−w‖²/2",
+        _variational_postprocessing,
+    ),
+)
+
+
 STATEMENTS: tuple[Statement, ...] = (
     _fisher_bound_statement(
         "Fisher lower bound",
@@ -601,6 +808,7 @@ STATEMENTS: tuple[Statement, ...] = (
         _proposition43,
     ),
     *WISHART_STATEMENTS,
+    *VARIATIONAL_STATEMENTS,
 )
 
 
@@ -608,8 +816,15 @@ def _summarize(statement: Statement, outcome: Comparison | Approach) -> Statemen
     points = int(np.size(outcome.ratio if isinstance(outcome, Approach) else outcome.small))
     if points == 0:  # e.g. k ≥ 3 rows on a grid with k = 2 only
         return StatementResult(
-            statement.name, statement.source, statement.kind, statement.description, 0, 0,
-            "no points", math.nan, {},
+            statement.name,
+            statement.source,
+            statement.kind,
+            statement.description,
+            0,
+            0,
+            "no points",
+            math.nan,
+            {},
         )
     if isinstance(outcome, Approach):
         deviation = np.abs(np.asarray(outcome.ratio, dtype=float) - 1.0)
@@ -633,6 +848,8 @@ def _summarize(statement: Statement, outcome: Comparison | Approach) -> Statemen
         )
     where = {k: float(v[i]) for k, v in outcome.coords.items()}
     where |= {k: float(v) for k, v in extra.items()}
+    reliable = getattr(outcome, "reliable", None)
+    covered = getattr(outcome, "covered", None)
     return StatementResult(
         statement.name,
         statement.source,
@@ -643,6 +860,8 @@ def _summarize(statement: Statement, outcome: Comparison | Approach) -> Statemen
         metric_name,
         float(metric),
         where,
+        0 if reliable is None else int(np.sum(~np.asarray(reliable, bool))),
+        None if covered is None else int(np.sum(covered)),
     )
 
 

@@ -12,6 +12,16 @@ cubature; (k, d) ∈ {(2, 4), (2, 48)}, Δ ∈ {0.25, 0.75}, scaled, random, rot
 rank-one and rank-two pairs, α ∈ {1.5, 2, 4, 8, 16}) and Monte Carlo ``statistical`` rows for
 k = 3 ((3, 48), 2000 draws); ``--no-wishart`` skips them, ``--wishart-samples``,
 ``--wishart-C``, ``--wishart-delta``, ``--wishart-k`` and ``--wishart-d`` set them.
+
+``--variational`` adds the rows of kind ``variational`` (:mod:`fisherrdp._src.variational_checks`):
+estimates from samples only (:func:`fisherrdp.variational.estimate_fisher`,
+:func:`fisherrdp.variational.estimate_renyi`) against Prop 5.1, the path bound, Theorem 5.2 and
+the exact values for k = 1, and against Theorems 5.3, 5.4 and post-processing for k = 2, 3; a
+point violates a bound if its whole 95% interval lies above it (exit status 1). Their grid is
+:class:`~fisherrdp._src.variational_checks.VariationalGrid`'s (its docstring gives the measured
+time); ``--variational-steps``, ``--variational-members`` and ``--variational-n-eval`` set the
+estimators' effort. Each row also shows how many estimates the estimators flag as unreliable
+and, against exact values, how many intervals cover the exact value.
 """
 
 from __future__ import annotations
@@ -132,12 +142,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "either, (k, d) = (2, 4), (2, 48), (3, 48); each k = 3 (k, d) compiles anew, "
         "~10-30 s)",
     )
+    parser.add_argument(
+        "--variational",
+        action="store_true",
+        help="also check the bounds against variational estimates from samples (k = 1: Prop 5.1, "
+        "path bound, Theorem 5.2, exact values; k = 2, 3: Theorems 5.3, 5.4, post-processing; "
+        "minutes)",
+    )
+    # Defaults None: VariationalGrid's (printed on the variational grid line), so that building
+    # the parser imports no estimator.
+    parser.add_argument(
+        "--variational-steps",
+        metavar="N",
+        type=int,
+        help="training steps of each variational estimate (default: the grid's, 500)",
+    )
+    parser.add_argument(
+        "--variational-members",
+        metavar="N",
+        type=int,
+        help="networks per point of the variational estimates (default: the grid's, 3)",
+    )
+    parser.add_argument(
+        "--variational-n-eval",
+        metavar="N",
+        type=int,
+        help="held-out draws per point of the variational estimates (default: the grid's, 100000)",
+    )
 
 
 def _grid(args: argparse.Namespace):
     import numpy as np
 
     from fisherrdp._src.checks import Grid
+    from fisherrdp._src.variational_checks import VariationalGrid
     from fisherrdp._src.wishart_checks import WishartGrid
 
     for name, pair, count in (
@@ -159,6 +197,11 @@ def _grid(args: argparse.Namespace):
                 f"got k = {list(ks)}, d = {list(ds)}"
             )
         dims = {"dims": tuple((k, d) for k in ks for d in ds)}
+    knobs = {
+        "steps": args.variational_steps,
+        "members": args.variational_members,
+        "n_eval": args.variational_n_eval,
+    }
     return Grid(
         d=tuple(np.geomspace(*args.d_range, args.nd).tolist()),
         theta=tuple(np.geomspace(*args.theta_range, args.ntheta).tolist()),
@@ -170,11 +213,20 @@ def _grid(args: argparse.Namespace):
             n_samples=args.wishart_samples,
             **dims,
         ),
+        variational=VariationalGrid(**{k: v for k, v in knobs.items() if v is not None}),
     )
 
 
 def _format_where(where: dict) -> str:
     return " ".join(f"{k}={v:.4g}" for k, v in where.items())
+
+
+def _estimate_note(r) -> str:
+    """The unreliable count and coverage of a variational row ("" for other rows)."""
+    if not r.kind.startswith("variational"):
+        return ""
+    covered = "" if r.covered is None else f", {r.covered}/{r.points} cover the exact value"
+    return f"  [{r.unreliable} unreliable{covered}]"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -188,18 +240,28 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"fisherrdp verify: error: {e}", file=sys.stderr)
         return 2
-    statements = tuple(s for s in STATEMENTS if not (args.no_wishart and s.wishart))
+    statements = tuple(
+        s
+        for s in STATEMENTS
+        if not (args.no_wishart and s.wishart) and (args.variational or not s.variational)
+    )
     if args.only:
         statements = tuple(
             s for s in statements if any(t.lower() in s.name.lower() for t in args.only)
         )
         if not statements:
-            print(f"fisherrdp verify: error: no statement matches {args.only}", file=sys.stderr)
+            hint = "" if args.variational else " (the variational statements need --variational)"
+            print(
+                f"fisherrdp verify: error: no statement matches {args.only}{hint}", file=sys.stderr
+            )
             return 2
     print(
         f"grid: {len(grid.d)} d in [{min(grid.d):g}, {max(grid.d):g}], "
         f"{len(grid.theta)} θ/C in [{min(grid.theta):g}, {max(grid.theta):g}], "
         f"Δ in {list(grid.delta)}, α in {list(grid.alpha)}"
+    )
+    pair_note = (
+        f"(where: pair = index in {'/'.join(PAIR_KINDS)}; order 0 = D(P_v‖P_w), 1 = reverse)"
     )
     if any(s.wishart for s in statements):
         w = grid.wishart
@@ -207,8 +269,18 @@ def run(args: argparse.Namespace) -> int:
             f"k > 1 (k = 2 exact by cubature, k ≥ 3 Monte Carlo): (k, d) in {list(w.dims)}, "
             f"C = {w.C:g}, Δ in {list(w.delta)} ({'/'.join(w.pairs)} pairs), "
             f"θ in {list(w.theta)}, α in {list(w.alpha)}, {w.n_samples} samples (k ≥ 3), "
-            f"seed {w.seed} (where: pair = index in {'/'.join(PAIR_KINDS)}; "
-            "order 0 = D(P_v‖P_w), 1 = reverse)"
+            f"seed {w.seed} {pair_note}"
+        )
+    if any(s.variational for s in statements):
+        v, vw = grid.variational, grid.variational.wishart
+        print(
+            f"variational (95% intervals): k = 1 Fisher d in {list(v.fisher_d)}, "
+            f"θ in {list(v.fisher_theta)}; k = 1 Rényi d in {list(v.renyi_d)}, "
+            f"C in {list(v.renyi_C)}, Δ in {list(v.renyi_delta)}, α in {list(v.alpha)}; "
+            f"k > 1 (k, d) in {list(vw.dims)}, C = {vw.C:g}, Δ in {list(vw.delta)} "
+            f"({'/'.join(vw.pairs)} pairs), θ in {list(vw.theta)}, α in {list(vw.alpha)}; "
+            f"{v.steps} steps, {v.members} members, hidden {list(v.hidden)}, "
+            f"batch {v.batch_size}, {v.n_eval} held-out draws, seed {v.seed} {pair_note}"
         )
     with tqdm(total=len(statements), disable=args.no_progress, file=sys.stderr, unit="stmt") as bar:
         chunks = 0
@@ -223,8 +295,9 @@ def run(args: argparse.Namespace) -> int:
 
         results = run_checks(grid, statements=statements, progress=progress, chunk=args.chunk)
 
+    width = max([38] + [len(r.name) for r in results])
     header = (
-        f"{'statement':<38} {'source':<21} {'kind':<13} {'points':>7} {'viol.':>6} "
+        f"{'statement':<{width}} {'source':<21} {'kind':<13} {'points':>7} {'viol.':>6} "
         f"{'metric':>20}  where"
     )
     print(header)
@@ -234,16 +307,19 @@ def run(args: argparse.Namespace) -> int:
         metric = f"{label} {r.metric:.3g}" if math.isfinite(r.metric) else f"{label} {r.metric}"
         flag = "  FAIL" if r.failed else ""
         print(
-            f"{r.name:<38} {r.source:<21} {r.kind:<13} {r.points:>7} {r.violations:>6} "
-            f"{metric:>20}  {_format_where(r.where)}{flag}"
+            f"{r.name:<{width}} {r.source:<21} {r.kind:<13} {r.points:>7} {r.violations:>6} "
+            f"{metric:>20}  {_format_where(r.where)}{_estimate_note(r)}{flag}"
         )
     failed = [r.name for r in results if r.failed]
     print()
     print(
         "slack = (large − small)/|large| at the tightest point (negative within numerical error "
         "is not a violation); 'limit' rows show max |ratio − 1| near the limit; 'statistical' "
-        "rows compare a Monte Carlo estimate minus 3 standard errors with the bound; only "
-        "'inequality' and 'statistical' rows can fail."
+        "rows compare a Monte Carlo estimate minus 3 standard errors with the bound; "
+        "'variational' rows compare the lower end of a variational estimate's 95% interval "
+        "(small) with the bound ('variational exact': with the exact value, reported, not a "
+        "failure: about 2.5% of intervals lie above the truth by chance); only 'inequality', "
+        "'statistical' and 'variational' rows can fail."
     )
     print(
         f"{'FAILED: ' + ', '.join(failed) if failed else 'all inequalities hold'} "
