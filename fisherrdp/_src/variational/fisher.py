@@ -49,7 +49,14 @@ magnitudes) must be below 0.5. It is not where the pathwise derivative
 e.g. the feature :math:`\log\|V\|^2` of :math:`\chi^2_1(\theta^2)`, whose derivative
 :math:`2/(\theta + N)` has a Cauchy tail (measured: an estimate of −13 ± 31 for a true 0.73;
 the feature :math:`\|V\|`, whose derivative is bounded by 1, has no such trouble). Either
-failure sets ``reliable`` to ``False`` with the reason. Measured coverage: ``benchmarks/bench_variational.py``.
+failure sets ``reliable`` to ``False`` with the reason.
+
+**Measured** (``benchmarks/bench_variational.py``, defaults: 4 members, 2000 steps, batch 1024,
+hidden (64,), n_eval 200 000; 2026-12-02): the Fisher information of :math:`\chi^2_d(\theta^2)`
+(feature :math:`\|V\|`) against :func:`fisherrdp.fisher.ncx2_amplitude_fisher` for
+d ∈ {1, 2, 5, 20, 100}, θ ∈ {0.1, 0.3, 1, 3, 10}, two keys: 47 of 50 intervals cover the
+exact value (94%), none flagged, median |relative error| 0.4%, z-scores of both signs; 25
+points in 410–450 s on 2 CPU cores shared with other jobs.
 """
 
 from __future__ import annotations
