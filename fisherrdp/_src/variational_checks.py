@@ -74,7 +74,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from fisherrdp._src.release import _bartlett, _log_cholesky
-from fisherrdp._src.variational import estimate_fisher, estimate_renyi
 from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
 from fisherrdp._src.wishart_fisher import _procrustes
 
@@ -356,6 +355,8 @@ def k1_fisher_estimates(grid: VariationalGrid, d: np.ndarray, theta: np.ndarray)
         Flat arrays ``estimate``, ``ci_low``, ``ci_high``, ``stderr`` and ``reliable``.
     """
     d, theta = np.asarray(d, float), np.asarray(theta, float)
+    from fisherrdp._src.variational import estimate_fisher  # only with --variational
+
     result = estimate_fisher(ncx2_path_sample, theta, key=grid.key(0), args=(d,), **grid.knobs)
     return _fields(result)
 
@@ -379,6 +380,8 @@ def k1_renyi_estimates(
         Flat arrays ``estimate``, ``ci_low``, ``ci_high``, ``stderr`` and ``reliable``.
     """
     d, a, b, alpha = (np.asarray(x, float) for x in (d, a, b, alpha))
+    from fisherrdp._src.variational import estimate_renyi  # only with --variational
+
     result = estimate_renyi(
         ncx2_sample_p, ncx2_sample_q, alpha, key=grid.key(1), args=(d, a, b), **grid.knobs
     )
@@ -411,6 +414,11 @@ def _by_shape(points: list[_Point], parameter: str, run: Callable) -> dict:
     return coords | fields
 
 
+def _pair_coords(p: dict, w_grid: WishartGrid) -> dict:
+    """The coordinates every Wishart row reports for a pair of ``wishart_pairs``."""
+    return {"k": p["k"], "d": p["d"], "C": w_grid.C, "Delta": p["delta"], "pair": p["kind"]}
+
+
 def wishart_fisher_rows(grid: VariationalGrid) -> dict:
     r"""Variational Fisher information along each pair's Procrustes-aligned path, k > 1.
 
@@ -432,18 +440,15 @@ def wishart_fisher_rows(grid: VariationalGrid) -> dict:
         v, uw = p["v"], _procrustes(p["v"], p["w"])
         (c0, c1), dof = reduced_means(v, uw)
         for theta in w_grid.theta:
-            coords = {
-                "k": p["k"],
-                "d": p["d"],
-                "C": w_grid.C,
-                "Delta": p["delta"],
-                "pair": p["kind"],
+            coords = _pair_coords(p, w_grid) | {
                 "theta": theta,
                 "L2": float(np.sum((uw - v) ** 2)),
                 "rho": float(np.linalg.norm((1.0 - theta) * v + theta * uw)),
                 "m": p["d"] // p["k"],
             }
             points.append(_Point(coords, (c0, c1, dof)))
+
+    from fisherrdp._src.variational import estimate_fisher  # only with --variational
 
     def run(theta, args, group):
         key = jax.random.fold_in(grid.key(2), group)
@@ -472,16 +477,10 @@ def wishart_renyi_rows(grid: VariationalGrid) -> dict:
         (cv, cw), dof = reduced_means(p["v"], p["w"])
         for order, (cp, cq) in enumerate(((cv, cw), (cw, cv))):
             for alpha in w_grid.alpha:
-                coords = {
-                    "k": p["k"],
-                    "d": p["d"],
-                    "C": w_grid.C,
-                    "Delta": p["delta"],
-                    "pair": p["kind"],
-                    "order": order,
-                    "alpha": alpha,
-                }
+                coords = _pair_coords(p, w_grid) | {"order": order, "alpha": alpha}
                 points.append(_Point(coords, (cp, cq, dof)))
+
+    from fisherrdp._src.variational import estimate_renyi  # only with --variational
 
     def run(alpha, args, group):
         key = jax.random.fold_in(grid.key(3), group)

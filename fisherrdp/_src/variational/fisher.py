@@ -73,15 +73,14 @@ import numpy as np
 import optax
 
 from fisherrdp._src.variational import diagnostics
-from fisherrdp._src.variational.networks import init_ensemble
 from fisherrdp._src.variational.training import (
     Z95,
     check_knobs,
     default_optimizer,
     ensemble_verdict,
+    fit,
     shaped,
     stack_points,
-    train,
 )
 
 __all__ = ["FisherEstimate", "estimate_fisher"]
@@ -151,22 +150,23 @@ class _FisherProblem:
             b, a = jax.jvp(jax.vmap(net), (z,), (dz,))
             mean_a = jnp.mean(a)
             var_b = jnp.mean(jnp.square(b - jnp.mean(b)))
-            ratio = mean_a * jax.lax.rsqrt(var_b + jnp.finfo(self.dtype).tiny)
-            return ratio
+            return mean_a * jax.lax.rsqrt(var_b + jnp.finfo(self.dtype).tiny)
 
         ratios = jax.vmap(member)(nets)
         return -jnp.sum(ratios), ratios * jnp.abs(ratios)
 
 
-def _outputs(problem: _FisherProblem, nets, key, point, n: int, weights):
-    """``(b, a)`` of the members and of their combination, shape (members + 1, n), float64."""
+def _member_outputs(problem: _FisherProblem, nets, key, point, n: int):
+    """``(b, a)`` = (f(X), ∇f(X)·∂θX) of each member on ``n`` draws, shape (members, n), float64."""
     z, dz = problem.draw(key, point, n)
     wide = jnp.result_type(float)
     b, a = jax.vmap(lambda net: jax.jvp(jax.vmap(net), (z,), (dz,)))(nets)
-    b, a = b.astype(wide), a.astype(wide)
-    b = jnp.concatenate([b, (weights @ b)[None]])
-    a = jnp.concatenate([a, (weights @ a)[None]])
-    return b, a
+    return b.astype(wide), a.astype(wide)
+
+
+def _with_average(b, a, weights):
+    """Append the weighted average of the members' ``b`` and ``a`` as a last row."""
+    return jnp.concatenate([b, (weights @ b)[None]]), jnp.concatenate([a, (weights @ a)[None]])
 
 
 @eqx.filter_jit
@@ -177,12 +177,9 @@ def _combination(problem, nets, keys, points, n: int):
     held-out sums and the scales of the influence function)."""
 
     def one(nets, key, point):
-        members = jax.tree_util.tree_leaves(nets)[0].shape[0]
-        b, a = _outputs(problem, nets, key, point, n, jnp.zeros((members,)))
-        slope = jnp.sign(jnp.mean(a[:-1], axis=1))
-        weights = slope / (members * jnp.std(b[:-1], axis=1))
-        b = b.at[-1].set(weights @ b[:-1])
-        a = a.at[-1].set(weights @ a[:-1])
+        b, a = _member_outputs(problem, nets, key, point, n)
+        weights = jnp.sign(jnp.mean(a, axis=1)) / (b.shape[0] * jnp.std(b, axis=1))
+        b, a = _with_average(b, a, weights)
         stats = (jnp.mean(a, axis=1), jnp.mean(b, axis=1), jnp.var(b, axis=1))
         return weights, jnp.stack(stats, axis=-1)
 
@@ -197,7 +194,7 @@ def _eval_chunk(problem, nets, keys, points, weights, centres, n: int, top: int)
     moments), shape (points, top), for its Pareto tail diagnostic."""
 
     def one(nets, key, point, weights, centre):
-        b, a = _outputs(problem, nets, key, point, n, weights)
+        b, a = _with_average(*_member_outputs(problem, nets, key, point, n), weights)
         da, db = a - centre[:, 0:1], b - centre[:, 1:2]
         db2 = db * db
         terms = (da, db, da * da, db2, db2 * db, db2 * db2, da * db, da * db2)
@@ -365,23 +362,18 @@ def estimate_fisher(
         problem, jax.random.split(k_pilot, n_points), flat, args, pilot_size
     )
     points = {"theta": flat, "args": args, "shift": shift, "scale": scale}
-    nets = init_ensemble(
-        k_init,
-        (n_points, knobs["members"]),
-        features,
-        knobs["hidden"],
+    nets, curve = fit(
+        problem,
+        points,
+        knobs,
+        init_key=k_init,
+        train_key=k_train,
+        features=features,
         activation=activation,
         last="small",
         dtype=dtype,
-    )
-    nets, curve = train(
-        problem,
-        nets,
-        points,
-        key=k_train,
-        steps=steps,
         progress=progress,
-        desc=f"Fisher information ({n_points} point{'s' * (n_points > 1)})",
+        desc="Fisher information",
     )
     weights, centres = _combination(
         problem, nets, jax.random.split(k_cal, n_points), points, pilot_size

@@ -103,15 +103,14 @@ import optax
 
 from fisherrdp._src.validation import check_concrete
 from fisherrdp._src.variational import diagnostics
-from fisherrdp._src.variational.networks import init_ensemble
 from fisherrdp._src.variational.training import (
     Z95,
     check_knobs,
     default_optimizer,
     ensemble_verdict,
+    fit,
     shaped,
     stack_points,
-    train,
 )
 
 __all__ = ["RenyiEstimate", "estimate_renyi", "poly_softplus_log"]
@@ -325,8 +324,8 @@ def _eval_chunk(problem: _RenyiProblem, nets, keys, points, n: int, top: int):
 
     def one(nets, key, point):
         zp, zq = problem.draw(key, point, n)
-        hp, hq = jax.vmap(jax.vmap(lambda net, z: net(z), (None, 0)), (0, None))(nets, zp), None
-        hq = jax.vmap(jax.vmap(lambda net, z: net(z), (None, 0)), (0, None))(nets, zq)
+        hp = jax.vmap(lambda net: jax.vmap(net)(zp))(nets)  # (members, n)
+        hq = jax.vmap(lambda net: jax.vmap(net)(zq))(nets)
         wide = jnp.result_type(float)  # sums in float64 when x64 is on
         hp = jnp.concatenate([hp, jnp.mean(hp, axis=0, keepdims=True)]).astype(wide)
         hq = jnp.concatenate([hq, jnp.mean(hq, axis=0, keepdims=True)]).astype(wide)
@@ -490,23 +489,18 @@ def estimate_renyi(
     else:
         shift, scale = jnp.zeros((n_points, feat_p)), jnp.ones((n_points, feat_p))
     points |= {"shift": shift, "scale": scale}
-    nets = init_ensemble(
-        k_init,
-        (n_points, knobs["members"]),
-        feat_p,
-        knobs["hidden"],
+    nets, curve = fit(
+        problem,
+        points,
+        knobs,
+        init_key=k_init,
+        train_key=k_train,
+        features=feat_p,
         activation=activation,
         last="zero",
         dtype=dtype,
-    )
-    nets, curve = train(
-        problem,
-        nets,
-        points,
-        key=k_train,
-        steps=steps,
         progress=progress,
-        desc=f"D_alpha ({method}, {n_points} point{'s' * (n_points > 1)})",
+        desc=f"D_alpha ({method})",
     )
     held_out = _evaluate(problem, nets, points, k_eval, knobs["n_eval"], eval_chunk)
     out = shaped(alpha.shape)

@@ -24,7 +24,7 @@ import numpy as np
 import optax
 
 from fisherrdp._src.validation import check_concrete
-from fisherrdp._src.variational.networks import ACTIVATIONS
+from fisherrdp._src.variational.networks import ACTIVATIONS, init_ensemble
 
 __all__ = [
     "GAP_SE",
@@ -32,6 +32,7 @@ __all__ = [
     "check_knobs",
     "default_optimizer",
     "ensemble_verdict",
+    "fit",
     "shaped",
     "stack_points",
     "train",
@@ -111,6 +112,44 @@ def train(problem, nets, points, *, key, steps: int, progress: bool = False, des
         if bar is not None:
             bar.close()
     return nets, np.asarray(jnp.stack(curve), dtype=np.float64)
+
+
+def fit(
+    problem,
+    points,
+    knobs: dict,
+    *,
+    init_key,
+    train_key,
+    features: int,
+    activation: str,
+    last: str,
+    dtype,
+    progress: bool,
+    desc: str,
+):
+    """Initialise ``knobs["members"]`` networks per point (:func:`init_ensemble`) and
+    :func:`train` them; returns ``(nets, curve)``."""
+    n_points = jax.tree_util.tree_leaves(points)[0].shape[0]
+    nets = init_ensemble(
+        init_key,
+        (n_points, knobs["members"]),
+        features,
+        knobs["hidden"],
+        activation=activation,
+        last=last,
+        dtype=dtype,
+    )
+    plural = "s" * (n_points > 1)
+    return train(
+        problem,
+        nets,
+        points,
+        key=train_key,
+        steps=knobs["steps"],
+        progress=progress,
+        desc=f"{desc} ({n_points} point{plural})",
+    )
 
 
 # ---------------------------------------------------------------------------------------
