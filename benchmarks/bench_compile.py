@@ -100,6 +100,8 @@ CASES: dict[str, tuple[str, str]] = {
 #: Issue 13's targets for the cold first call, in seconds (default 4 s).
 COLD_TARGET = {"divergences.renyi_release_k1": 8.0, "accounting.epsilon": 8.0}
 WARM_TARGET = 1.0
+#: A child (one import and one first call) that runs longer than this is a hang, not a number.
+CHILD_TIMEOUT_S = 900
 
 _CHILD = r"""
 import json, sys, time
@@ -147,7 +149,8 @@ def _run_child(setup: str, call: str, cache_dir: str, dump_dir: str | None) -> d
         env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_dump_to={dump_dir}").strip()
     code = _CHILD.replace("SETUP", setup).replace("CALL", call)
     proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=_common.REPO_ROOT
+        [sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True,
+        cwd=_common.REPO_ROOT, timeout=CHILD_TIMEOUT_S,
     )
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fisherrdp._src.random import chi2, gamma, log_gamma
+from fisherrdp._src.random import MAX_ROUNDS, _marsaglia_tsang, chi2, gamma, log_gamma
 
 N = 20_000
 
@@ -39,3 +39,18 @@ def test_chi2_and_edge_cases():
     # The law of log G (SciPy's loggamma; its cdf needs e^x above the underflow, so a = 0.02).
     logs = np.asarray(log_gamma(jax.random.key(4), 0.02, (N,)))
     assert stats.kstest(logs, stats.loggamma(0.02).cdf).pvalue > 1e-3
+
+
+def test_infinite_shape_is_infinite_and_the_loop_is_bounded():
+    # An infinite shape is the limit inf (it once spun the rejection loop forever: its
+    # acceptance test compares inf - inf), jitted or not, next to ordinary elements.
+    df = jnp.array([np.inf, 4.0, np.inf])
+    for f in (chi2, jax.jit(chi2)):
+        x = np.asarray(f(jax.random.key(5), df))
+        assert x[0] == np.inf and x[2] == np.inf and np.isfinite(x[1]) and x[1] > 0
+    assert float(log_gamma(jax.random.key(5), np.inf)) == np.inf
+    # The rejection core itself, given a shape no proposal can settle, stops after MAX_ROUNDS
+    # rounds with NaN there (and the draws of the other elements).
+    x = np.asarray(_marsaglia_tsang(jax.random.key(6), jnp.array([np.inf, 3.0]), jnp.float64))
+    assert np.isnan(x[0]) and np.isfinite(x[1])
+    assert MAX_ROUNDS >= 64  # per-element chance of needing more: below 0.05 ** 64

@@ -210,8 +210,10 @@ def test_release_samplers_features():
             lambda: sample_synthetic(jax.random.key(0), jnp.ones(3), 2, sigma_z=-1.0),
             "'sigma_z' must be >= 0",
         ),
-        (lambda: sample_gram(jax.random.key(0), jnp.ones((3, 3)), 2.0), "'n_syn' must be > 2"),
-        (lambda: sample_gram(jax.random.key(0), jnp.ones(3), 0.0), "'n_syn' must be > 0"),
+        (lambda: sample_gram(jax.random.key(0), jnp.ones((3, 3)), 2.0), r"'n_syn' must be in \(2, inf\)"),
+        (lambda: sample_gram(jax.random.key(0), jnp.ones(3), 0.0), r"'n_syn' must be in \(0, inf\)"),
+        # The unbounded limit: a clear error, not chi2(inf) (which once hung).
+        (lambda: sample_gram(jax.random.key(0), jnp.ones(3), math.inf), "got inf"),
         (lambda: release_samplers(3, 2, 10, 1.0, 1.0), "'d' must be an integer >= 3"),
         (lambda: release_samplers(1, 2, 10, -1.0, 1.0), "'v_norm'"),
         (lambda: release_samplers(2, 2, 1, 1.0, 1.0), "'n_syn' must be >= 2"),

@@ -7,7 +7,11 @@ the rejection method of Marsaglia & Tsang ("A simple method for generating gamma
 ACM TOMS 26(3), 363–372, 2000) runs on whole arrays: each round draws one normal and one
 uniform for every element and keeps the first accepted proposal; a ``while_loop`` repeats the
 round until every element has one (the acceptance probability is above 0.95 for shape ≥ 1, so a
-million draws take about six rounds). The draws are exact. Shapes below 1 use
+million draws take about six rounds). The loop stops after :data:`MAX_ROUNDS` rounds whatever
+happens: an element still without a draw then (probability below :math:`0.05^{64} < 10^{-83}`
+per element) is NaN rather than a hang. The draws are exact. An infinite shape gives ``inf``
+(the limit of :math:`G_a`, and what a proposal's acceptance test could never settle: it compares
+``inf - inf``); before this guard ``chi2(key, inf)`` spun forever. Shapes below 1 use
 :math:`G_a = G_{a+1} U^{1/a}` (their paper, §6), in log space so that tiny shapes do not
 underflow to 0 before the logarithm a caller may take.
 
@@ -23,14 +27,19 @@ from jax.typing import ArrayLike
 
 __all__ = ["chi2", "gamma", "log_gamma"]
 
+#: Most rejection rounds of one call (module docstring: the chance that an element needs more is
+#: below 0.05 ** 64 ≈ 5e-84).
+MAX_ROUNDS = 64
+
 
 def _marsaglia_tsang(key: jax.Array, a: jax.Array, dtype) -> jax.Array:
-    """Gamma(a) draws for ``a >= 1`` (elementwise array ``a``), exact."""
+    """Gamma(a) draws for finite ``a >= 1`` (elementwise array ``a``), exact; NaN for an element
+    not accepted within :data:`MAX_ROUNDS` rounds."""
     d = a - 1.0 / 3.0
     c = jax.lax.rsqrt(9.0 * d)
 
     def round_(state):
-        key, value, done = state
+        key, value, done, rounds = state
         key, kz, ku = jax.random.split(key, 3)
         z = jax.random.normal(kz, a.shape, dtype)
         u = jax.random.uniform(ku, a.shape, dtype)
@@ -39,11 +48,13 @@ def _marsaglia_tsang(key: jax.Array, a: jax.Array, dtype) -> jax.Array:
         safe = jnp.where(v > 0.0, v3, 1.0)
         accept = (v > 0.0) & (jnp.log(u) < 0.5 * z * z + d - d * safe + d * jnp.log(safe))
         take = accept & ~done
-        return key, jnp.where(take, d * safe, value), done | accept
+        return key, jnp.where(take, d * safe, value), done | accept, rounds + 1
 
-    state = (key, jnp.zeros(a.shape, dtype), jnp.zeros(a.shape, bool))
-    _, value, _ = jax.lax.while_loop(lambda s: ~jnp.all(s[2]), round_, state)
-    return value
+    def more(state):
+        return ~jnp.all(state[2]) & (state[3] < MAX_ROUNDS)
+
+    state = (key, jnp.full(a.shape, jnp.nan, dtype), jnp.zeros(a.shape, bool), 0)
+    return jax.lax.while_loop(more, round_, state)[1]
 
 
 def log_gamma(key: jax.Array, a: ArrayLike, shape: tuple[int, ...] = (), dtype=None) -> jax.Array:
@@ -63,7 +74,7 @@ def log_gamma(key: jax.Array, a: ArrayLike, shape: tuple[int, ...] = (), dtype=N
       dtype: floating dtype (default: the default float type).
 
     Returns:
-      Array of shape ``shape``. Inside ``jit``, ``a <= 0`` gives NaN.
+      Array of shape ``shape``: ``inf`` where ``a = inf``. Inside ``jit``, ``a <= 0`` gives NaN.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -78,10 +89,11 @@ def log_gamma(key: jax.Array, a: ArrayLike, shape: tuple[int, ...] = (), dtype=N
     small = a < 1.0
     k_mt, k_u = jax.random.split(key)
     boosted = jnp.where(small, a + 1.0, a)
-    log_g = jnp.log(_marsaglia_tsang(k_mt, jnp.where(boosted > 0.0, boosted, 1.0), dtype))
+    proposable = (boosted > 0.0) & jnp.isfinite(boosted)
+    log_g = jnp.log(_marsaglia_tsang(k_mt, jnp.where(proposable, boosted, 1.0), dtype))
     log_u = jnp.log(jax.random.uniform(k_u, shape, dtype, minval=jnp.finfo(dtype).tiny))
     out = jnp.where(small, log_g + log_u / jnp.where(small, a, 1.0), log_g)
-    return jnp.where(a > 0.0, out, jnp.nan)
+    return jnp.where(a > 0.0, jnp.where(a == jnp.inf, jnp.inf, out), jnp.nan)
 
 
 def gamma(key: jax.Array, a: ArrayLike, shape: tuple[int, ...] = (), dtype=None) -> jax.Array:
@@ -94,7 +106,7 @@ def gamma(key: jax.Array, a: ArrayLike, shape: tuple[int, ...] = (), dtype=None)
       dtype: floating dtype (default: the default float type).
 
     Returns:
-      Array of shape ``shape`` (NaN where ``a <= 0``).
+      Array of shape ``shape`` (``inf`` where ``a = inf``, NaN where ``a <= 0``).
 
     Examples:
       >>> import jax
@@ -115,7 +127,7 @@ def chi2(key: jax.Array, df: ArrayLike, shape: tuple[int, ...] = (), dtype=None)
       dtype: floating dtype (default: the default float type).
 
     Returns:
-      Array of shape ``shape`` (NaN where ``df < 0``).
+      Array of shape ``shape`` (``inf`` where ``df = inf``, NaN where ``df < 0``).
 
     Examples:
       >>> import jax

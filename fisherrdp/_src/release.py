@@ -281,8 +281,10 @@ def sample_gram(
       is a vector.
 
     Raises:
-      ValueError: if ``v`` is not 1-D or 2-D, or concrete ``n_syn <= k - 1``, ``sigma < 0`` or
-        ``sigma_z < 0``. Inside ``jit``, ``n_syn <= k - 1`` gives NaN entries.
+      ValueError: if ``v`` is not 1-D or 2-D, or concrete ``n_syn <= k - 1``, ``n_syn = inf``
+        (the Gram matrix grows without bound; its normalised limit :math:`\sigma_z^2 V^\top V`
+        is :func:`release_path_sampler`'s ``n_syn = inf``), ``sigma < 0`` or ``sigma_z < 0``.
+        Inside ``jit``, ``n_syn <= k - 1`` gives NaN entries and ``n_syn = inf`` non-finite ones.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -300,7 +302,8 @@ def sample_gram(
     v = _check_v(v)
     vector = v.ndim == 1
     k = 1 if vector else v.shape[1]
-    check_concrete("n_syn", n_syn, lower=k - 1, lower_inclusive=False)
+    check_concrete("n_syn", n_syn, lower=k - 1, lower_inclusive=False, upper=math.inf,
+                   upper_inclusive=False)
     check_concrete("sigma", sigma, lower=0.0)
     check_concrete("sigma_z", sigma_z, lower=0.0)
     dtype = v.dtype
