@@ -26,6 +26,7 @@ import pytest
 from jax.test_util import check_grads
 from scipy import stats
 
+from fisherrdp._src.release import _r_factor
 from fisherrdp.release import (
     release_path_sampler,
     release_samplers,
@@ -395,3 +396,36 @@ def test_path_sampler_align():
     assert np.linalg.norm(uw - V_MAT) < np.linalg.norm(PATH_W - V_MAT)
     np.testing.assert_allclose(uw.T @ uw, PATH_W.T @ PATH_W, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(aligned(key, 0.0, N), plain(key, 0.0, N))
+
+
+@pytest.mark.parametrize("d, k", [(3, 2), (40, 3), (2, 3), (1, 2)])
+def test_r_factor_is_the_signed_qr_r(d, k):
+    """R by modified Gram–Schmidt: VᵀV = RᵀR, upper triangular with R_ii >= 0, and for d >= k
+    the R of LAPACK's QR with rows signed (the unique such factor); zero rows from d on."""
+    big_v = jax.random.normal(jax.random.key(3), (500, d, k))
+    r = np.asarray(_r_factor(big_v))
+    vtv = np.swapaxes(np.asarray(big_v), -1, -2) @ np.asarray(big_v)
+    np.testing.assert_allclose(np.swapaxes(r, -1, -2) @ r, vtv, rtol=0, atol=1e-13)
+    assert np.all(np.tril(r, -1) == 0) and np.all(np.diagonal(r, axis1=-2, axis2=-1) >= 0)
+    assert np.all(r[:, d:] == 0)
+    if d >= k:
+        qr_r = np.linalg.qr(np.asarray(big_v), mode="r")
+        signs = np.where(np.diagonal(qr_r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)
+        np.testing.assert_allclose(r, signs[..., :, None] * qr_r, rtol=0, atol=1e-13)
+    # A column in the span of the earlier ones (sigma = 0, rank-one v) gives a zero row.
+    np.testing.assert_array_equal(_r_factor(jnp.ones((6, 2)))[1], [0.0, 0.0])
+
+
+@pytest.mark.timeout(300)  # a deadlock fails in 5 minutes (the run here takes seconds)
+def test_gram_forward_mode_on_a_large_batch_finishes():
+    """Forward mode through sample_gram on 40 000 draws with a tangent broadcast over the batch.
+
+    With jnp.linalg.qr this deadlocked the XLA CPU runtime (jax 0.10.2) on every run, which
+    hung CI; the closed-form R has no LAPACK call."""
+    key = jax.random.key(11)
+    primal, tangent = jax.jvp(
+        lambda v, s: sample_gram(key, v, N_SYN + 0.5, sigma=s, sigma_z=SIGMA_Z, shape=(N,)),
+        (jnp.asarray(V_MAT), SIGMA),
+        (jnp.ones_like(V_MAT), 0.5),
+    )
+    assert np.all(np.isfinite(np.asarray(tangent))) and primal.shape == (N, 2, 2)
