@@ -412,8 +412,13 @@ def test_r_factor_is_the_signed_qr_r(d, k):
         qr_r = np.linalg.qr(np.asarray(big_v), mode="r")
         signs = np.where(np.diagonal(qr_r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)
         np.testing.assert_allclose(r, signs[..., :, None] * qr_r, rtol=0, atol=1e-13)
-    # A column in the span of the earlier ones (sigma = 0, rank-one v) gives a zero row.
-    np.testing.assert_array_equal(_r_factor(jnp.ones((6, 2)))[1], [0.0, 0.0])
+
+
+def test_r_factor_of_a_dependent_column_is_a_zero_row():
+    """sigma = 0 and a rank-one v: the second column is in the span of the first."""
+    r = np.asarray(_r_factor(jnp.ones((6, 2))))
+    np.testing.assert_allclose(r[0], [np.sqrt(6.0), np.sqrt(6.0)], rtol=1e-15)
+    np.testing.assert_array_equal(r[1], [0.0, 0.0])
 
 
 @pytest.mark.timeout(300)  # a deadlock fails in 5 minutes (the run here takes seconds)

@@ -339,7 +339,10 @@ def _r_factor(big_v: jax.Array) -> jax.Array:
 
     Not ``jnp.linalg.qr``: forward-mode differentiation of the batched LAPACK QR with a
     broadcast tangent deadlocked the XLA CPU runtime (jax 0.10.2; 40 000 matrices of 3 × 2,
-    every time; 16 000 did not), and the closed form is faster on many tiny matrices.
+    every time; 16 000 did not). The closed form is also faster where the sampler is used, on
+    many small matrices (jitted, float64, 2 CPU cores, 2026-12-02: 3.9 ms against 11.7 ms for
+    40 000 matrices of 3 × 2, 13.7 against 18.5 ms at 10 × 3), a little slower for tall ones
+    (9.6 against 7.6 ms for 4096 of 100 × 3).
     """
     d, k = big_v.shape[-2:]
     cols = [big_v[..., :, j] for j in range(k)]
