@@ -18,7 +18,7 @@ Example:
     ('theorem_5_2', 1.0)
 """
 
-from fisherrdp._src.scan.api import ScanResult, load, scan
+from fisherrdp._src.scan.api import ScanResult, barrier, load, scan
 from fisherrdp._src.scan.grid import Points, points
 from fisherrdp._src.scan.quantities import Domain, Quantity, quantities, register
 
@@ -27,6 +27,7 @@ __all__ = [
     "Points",
     "Quantity",
     "ScanResult",
+    "barrier",
     "load",
     "points",
     "quantities",

@@ -15,26 +15,70 @@ jax.config.update("jax_enable_x64", True)
 
 # JAX compilation dominates the run time of this suite, and many test files (run in separate
 # xdist worker processes) compile the same kernels for the same shapes. A persistent compilation
-# cache shared by the workers lets each kernel be compiled once per run (later processes load it:
-# e.g. renyi_ncx2 on 128 points, 28 s compile -> 6 s load). A clean clone starts with an empty
-# cache, so every kernel is still compiled at least once. Override the place with
-# FISHERRDP_TEST_JAX_CACHE (an empty value turns the cache off).
+# cache shared by the workers lets each kernel be compiled once per run (later processes load
+# it), and kept between runs it turns a run's compiles into loads.
+#
+# Where: FISHERRDP_TEST_JAX_CACHE if set (an empty value turns the cache off); else, with
+# FISHERRDP_TEST_COLD_CACHE=1, a new empty folder (a run as on a clean machine); else a folder
+# outside the checkout that survives between runs and clones on this machine,
+# $XDG_CACHE_HOME/fisherrdp-tests/jaxlib-<version>-<cpu> (~/.cache when XDG_CACHE_HOME is unset).
+# JAX's cache key covers the program, the versions, the XLA flags and the devices, but not the
+# CPU's features, so the folder's name carries a fingerprint of them (an XLA:CPU program
+# compiled for one processor may not run on another).
 #
 # The cache is turned on by fisherrdp's import, exactly as for a user (fisherrdp/_src/config.py):
 # the workers and every process the tests start (CLI commands, scan workers, benchmark children)
-# inherit FISHERRDP_CACHE_DIR, so all of them use one cache with the same settings (size bound,
-# file lock) and no test writes to the home folder. The settings must agree: JAX's size-bounded
-# cache keeps an access-time file beside each entry and cannot write into a directory holding
-# entries that an unbounded cache wrote without one.
-_cache = os.environ.get(
-    "FISHERRDP_TEST_JAX_CACHE", str(pathlib.Path(__file__).resolve().parent.parent / ".jax_cache")
-)
+# inherit FISHERRDP_CACHE_DIR, so all of them use one cache with the same settings, and no test
+# writes to the user's own cache. It is unbounded (FISHERRDP_CACHE_MAX_BYTES=-1): JAX's bounded
+# cache loses entries when several processes write at once (jax-ml/jax#39880), and no process
+# of the suite deletes entries. The settings must agree across processes: a bounded cache cannot
+# write into a directory holding entries that an unbounded one wrote (no access-time files).
+
+
+def _cpu_fingerprint() -> str:
+    """A short hash of the processor's model and feature flags (what XLA:CPU compiles for)."""
+    import hashlib
+    import platform
+
+    try:
+        lines = pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        lines = []
+    keys = ("model name", "flags", "Features", "CPU part", "CPU implementer")
+    found = sorted({line.split(":", 1)[1].strip() for line in lines
+                    if ":" in line and line.split(":", 1)[0].strip() in keys})
+    text = "\n".join([platform.machine(), *found])
+    return f"{platform.machine()}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def suite_cache_dir() -> str:
+    """The tests' compilation cache directory ('' for none), chosen as described above."""
+    if "FISHERRDP_TEST_JAX_CACHE" in os.environ:
+        return os.environ["FISHERRDP_TEST_JAX_CACHE"]
+    if os.environ.get("FISHERRDP_TEST_COLD_CACHE", "") not in ("", "0"):
+        import tempfile
+
+        return tempfile.mkdtemp(prefix="fisherrdp-test-cache-")
+    import jaxlib
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "fisherrdp-tests", f"jaxlib-{jaxlib.__version__}-{_cpu_fingerprint()}")
+
+
+_cache = suite_cache_dir()
+# Decided once, in the first pytest process: xdist workers and child processes inherit it.
+os.environ["FISHERRDP_TEST_JAX_CACHE"] = _cache
 if _cache:
     os.environ["FISHERRDP_CACHE_DIR"] = _cache
+    os.environ["FISHERRDP_CACHE_MAX_BYTES"] = "-1"
+    # Every program is stored, even those that compile in milliseconds: a run with the cache of
+    # a previous one then compiles nothing (a load costs less than the smallest compile).
+    os.environ["FISHERRDP_CACHE_MIN_COMPILE_SECONDS"] = "0"
 else:
     os.environ["FISHERRDP_NO_CACHE"] = "1"
 
 import fisherrdp  # noqa: F401  (turns the cache on, and float64)
+from helpers.compile_census import pytest_configure  # noqa: E402,F401  (FISHERRDP_CENSUS=DIR)
 
 if jax.config.jax_compilation_cache_dir != (_cache or None):
     raise RuntimeError(
@@ -131,3 +175,34 @@ def pytest_sessionfinish(session, exitstatus):
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         path = pathlib.Path(_RECORD_DIR) / f"{worker}-{os.getpid()}.json"
         path.write_text(json.dumps(_recorded, indent=1, sort_keys=True))
+
+
+def pytest_report_header(config):
+    if not _cache:
+        return "compilation cache: off (FISHERRDP_TEST_JAX_CACHE is empty)"
+    entries = sum(1 for p in pathlib.Path(_cache).glob("*-cache")) if os.path.isdir(_cache) else 0
+    return (f"compilation cache: {_cache} ({entries} programs at the start; "
+            "FISHERRDP_TEST_COLD_CACHE=1 starts from an empty one)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Order: the longest files first, so that the two xdist workers (whole files each) end together
+# instead of one finishing a long file alone at the end. Measured with the compile census on a
+# clean clone (tests/helpers/census_report.py --by file), longest first; test_scan.py starts
+# worker processes that run beside the rest.
+
+LONGEST_FILES = (
+    "test_scan.py",
+    "test_docstrings.py",
+    "test_verify_variational.py",
+    "test_special.py",
+    "test_verify.py",
+    "test_special_accuracy.py",
+    "test_variational_fisher.py",
+    "test_variational.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FILES)))  # stable

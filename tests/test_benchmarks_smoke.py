@@ -145,9 +145,7 @@ def test_bench_scan_smoke(tmp_path):
     bench = _load_bench(BENCH.with_name("bench_scan.py"))
     out = tmp_path / "bench_scan.json"
     argv = ["--smoke", "--json", str(out), "--quiet"]
-    cache = os.environ.get(
-        "FISHERRDP_TEST_JAX_CACHE", str(Path(__file__).resolve().parent.parent / ".jax_cache")
-    )
+    cache = os.environ["FISHERRDP_TEST_JAX_CACHE"]  # conftest.py decides it
     if cache:
         argv += ["--compile-cache", cache]
     r = bench.main(argv)

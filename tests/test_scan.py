@@ -25,17 +25,53 @@ from fisherrdp.scan import load, points, quantities, scan
 WORKER = os.path.join(os.path.dirname(__file__), "helpers", "scan_worker.py")
 
 
-def _run_workers(argvs, timeout=600):
+#: Process 1 of the pair finishes its work this long after process 0 (a slow host): the pair
+#: must still shut down cleanly (helpers/scan_worker.py meets at a barrier before shutdown).
+LATE_PROCESS_DELAY_S = 5.0
+
+
+def _start_workers(argvs):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
         os.path.dirname(os.path.dirname(fisherrdp.__file__)), os.environ.get("PYTHONPATH")]))}
-    procs = [
+    return [
         subprocess.Popen([sys.executable, WORKER, *map(str, argv)], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for argv in argvs
     ]
+
+
+def _wait(procs, timeout=900):
     outputs = [p.communicate(timeout=timeout)[0] for p in procs]
     for p, out in zip(procs, outputs):
         assert p.returncode == 0, out[-3000:]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def workers(tmp_path_factory):
+    """The worker processes, started when this module is set up.
+
+    They run while the in-process tests go on (the one-device reference, the store tests):
+    ``four``, every grid of GRIDS on 4 CPU devices; ``two``, two ``jax.distributed`` processes of
+    2 devices each scanning ``fisher`` into ``store`` (process 1 finishing late).
+    """
+    base = tmp_path_factory.mktemp("workers")
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    store = base / "two.zarr"
+    outs = [base / f"p{i}.npz" for i in range(2)]
+    started = {
+        "four": (_start_workers([[base / "four.npz", 4]]), base / "four.npz"),
+        "two": (_start_workers([[outs[0], 2, 0, 2, port, store],
+                                [outs[1], 2, 1, 2, port, store, LATE_PROCESS_DELAY_S]]), outs),
+        "store": store,
+    }
+    yield started
+    for procs, _ in (started["four"], started["two"]):
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +107,10 @@ def test_scan_matches_the_functions(one_device):
 
 
 @pytest.fixture(scope="module")
-def four_devices(tmp_path_factory):
+def four_devices(workers):
     """Every grid of GRIDS scanned in a fresh process with 4 CPU devices."""
-    out = tmp_path_factory.mktemp("four") / "four.npz"
-    _run_workers([[out, 4]])
+    procs, out = workers["four"]
+    _wait(procs)
     return dict(np.load(out))
 
 
@@ -97,14 +133,11 @@ def test_sharded_scan_equals_one_device(one_device, four_devices):
         assert differences[key] <= ONE_VS_SEVERAL_DEVICES[key], differences
 
 
-def test_two_processes_make_the_store_of_one(one_device, four_devices, tmp_path):
+def test_two_processes_make_the_store_of_one(one_device, four_devices, workers, tmp_path):
     name, grid, chunk = GRIDS["fisher"]
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        port = s.getsockname()[1]
-    store = tmp_path / "two.zarr"
-    outs = [tmp_path / f"p{i}.npz" for i in range(2)]
-    _run_workers([[outs[i], 2, i, 2, port, store] for i in range(2)])
+    procs, outs = workers["two"]
+    store = workers["store"]
+    _wait(procs)
     single = scan(name, grid, chunk=chunk, store=str(tmp_path / "one.zarr"), progress=False)
     results = [np.load(o) for o in outs]
     blocks = single.attrs["blocks"]

@@ -40,7 +40,8 @@ print(json.dumps({"dir": jax.config.jax_compilation_cache_dir, "value": value,
 
 def _child(env_updates: dict[str, str | None]) -> dict:
     env = dict(os.environ)
-    for name in ("FISHERRDP_CACHE_DIR", "FISHERRDP_NO_CACHE", "JAX_COMPILATION_CACHE_DIR",
+    for name in ("FISHERRDP_CACHE_DIR", "FISHERRDP_NO_CACHE", "FISHERRDP_CACHE_MAX_BYTES",
+                 "FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "JAX_COMPILATION_CACHE_DIR",
                  "XDG_CACHE_HOME"):
         env.pop(name, None)
     for name, value in env_updates.items():

@@ -21,9 +21,11 @@ jaxlib version, the backend and its version, the devices, the XLA flags and the 
 (``jax/_src/cache_key.py``), so a new JAX (jax and jaxlib are released in lockstep) or a
 fisherrdp whose program differs never loads a stale entry, and an unchanged program is shared
 across fisherrdp versions. The cache is bounded (:data:`CACHE_MAX_BYTES`, least recently used
-entries are evicted), and reads, writes and evictions take a file lock (``filelock``), so
-concurrent processes (pytest-xdist workers, parallel CLI runs, ``jax.distributed`` processes on
-one host) share it safely. Only programs that took at least
+entries are evicted; ``FISHERRDP_CACHE_MAX_BYTES`` sets another bound, ``-1`` none), and reads,
+writes and evictions take a file lock (``filelock``), so concurrent processes (pytest-xdist
+workers, parallel CLI runs, ``jax.distributed`` processes on one host) can share it; a bounded
+cache may still lose an entry written by one process while another writes (jax-ml/jax#39880:
+the entry is compiled again later), which an unbounded one cannot. Only programs that took at least
 :data:`CACHE_MIN_COMPILE_SECONDS` to compile are stored.
 
 JAX's bounded cache keeps an access-time file beside each entry and cannot store anything new
@@ -52,10 +54,50 @@ def enable_x64_by_default() -> None:
 
 
 CACHE_MAX_BYTES = 1 << 30
-"""Upper bound on the size of the compilation cache (1 GiB; the test suite's measured 138 MB)."""
+"""Default bound on the size of the compilation cache (1 GiB; the test suite's measured 138 MB).
+
+``FISHERRDP_CACHE_MAX_BYTES`` sets another bound in bytes; ``-1`` makes the cache unbounded (no
+eviction and no access-time files). The test suite runs unbounded: JAX's bounded cache reads
+every entry's access-time file before each write, and a write fails when another process is
+writing an entry at that moment (jax-ml/jax#39880), so many concurrent writers lose entries.
+"""
+
+
+def cache_max_bytes() -> int:
+    """The compilation cache's size bound: ``FISHERRDP_CACHE_MAX_BYTES``, else the default."""
+    raw = os.environ.get("FISHERRDP_CACHE_MAX_BYTES", "")
+    if not raw:
+        return CACHE_MAX_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < -1 or value == 0:
+        raise ValueError(
+            f"FISHERRDP_CACHE_MAX_BYTES must be a positive number of bytes or -1 (unbounded), "
+            f"got {raw!r}")
+    return value
 
 CACHE_MIN_COMPILE_SECONDS = 0.2
-"""Programs that compile faster than this are not stored (loading costs ~0.01-0.05 s)."""
+"""Programs that compile faster than this are not stored (loading costs ~0.01-0.05 s).
+
+``FISHERRDP_CACHE_MIN_COMPILE_SECONDS`` sets another threshold (the test suite stores every
+program: ``0``)."""
+
+
+def cache_min_compile_seconds() -> float:
+    """The compile time from which a program is stored: the environment's, else the default."""
+    raw = os.environ.get("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "")
+    if not raw:
+        return CACHE_MIN_COMPILE_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0.0:
+        raise ValueError(f"FISHERRDP_CACHE_MIN_COMPILE_SECONDS must be a number of seconds >= 0, "
+                         f"got {raw!r}")
+    return value
 
 
 def _flag_set(name: str) -> bool:
@@ -91,10 +133,12 @@ def enable_compilation_cache() -> pathlib.Path | None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    repair_compilation_cache(path)
+    max_bytes = cache_max_bytes()
+    if max_bytes != -1:
+        repair_compilation_cache(path)
     jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", CACHE_MIN_COMPILE_SECONDS)
-    jax.config.update("jax_compilation_cache_max_size", CACHE_MAX_BYTES)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", cache_min_compile_seconds())
+    jax.config.update("jax_compilation_cache_max_size", max_bytes)
     return path
 
 

@@ -1,10 +1,13 @@
 """Runs scans in a fresh process for tests/test_scan.py (several devices or processes).
 
-Usage: python scan_worker.py OUT.npz DEVICES [PROCESS_ID NUM_PROCESSES PORT STORE]
+Usage: python scan_worker.py OUT.npz DEVICES [PROCESS_ID NUM_PROCESSES PORT STORE [DELAY_S]]
 
 ``DEVICES`` host CPU devices are made with ``XLA_FLAGS`` before JAX is imported. With the
 process arguments the process joins ``jax.distributed`` on localhost and scans ``fisher`` into
-``STORE`` and without a store; otherwise it scans the grids of :data:`GRIDS`.
+``STORE`` and without a store; otherwise it scans the grids of :data:`GRIDS`. ``DELAY_S``
+delays this process's work after the scans (a host that finishes its other work late): the
+processes meet at :func:`fisherrdp.scan.barrier` before ``jax.distributed`` shuts down, so that
+the shutdown's own barrier (``SHUTDOWN_TIMEOUT_S``) never waits for a slow process.
 """
 
 import os
@@ -21,14 +24,14 @@ if len(sys.argv) > 3:
     pid, nproc, port = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     # Generous heartbeats: on 2 shared cores a compiling process can stall for a long time.
     jax.distributed.initialize(f"localhost:{port}", num_processes=nproc, process_id=pid,
-                               heartbeat_timeout_seconds=600)
+                               heartbeat_timeout_seconds=600, shutdown_timeout_seconds=60)
 
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from helpers.scan_grids import GRIDS  # noqa: E402
 
-from fisherrdp.scan import scan  # noqa: E402
+from fisherrdp.scan import barrier, scan  # noqa: E402
 
 results = {"local_devices": np.array(len(jax.local_devices()))}
 if len(sys.argv) > 3:
@@ -41,3 +44,10 @@ else:
     for key, (name, grid, chunk) in GRIDS.items():
         results[key] = scan(name, grid, chunk=chunk, progress=False).values
 np.savez(out, **results)
+if len(sys.argv) > 3:
+    if len(sys.argv) > 7:
+        import time
+
+        time.sleep(float(sys.argv[7]))
+    barrier("scan-worker-exit")
+    jax.distributed.shutdown()

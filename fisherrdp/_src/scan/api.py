@@ -135,13 +135,27 @@ BARRIER_TIMEOUT_S = 1800
 _barriers = itertools.count()
 
 
-def _barrier(name: str) -> None:
-    """Wait for every process, on the coordination service of ``jax.distributed``.
+def barrier(name: str, *, timeout_s: float = BARRIER_TIMEOUT_S) -> None:
+    """Wait for every process of ``jax.distributed`` (nothing to wait for with one process).
 
-    A barrier there needs no device collective, so its wait is ours to set; a device
-    collective (``sync_global_devices``) sets up its Gloo context with a fixed 30 s wait, which
-    a process still compiling or importing can miss. Every process calls the barriers in the
-    same order, so a counter makes each name unique.
+    The wait is on the coordination service, which needs no device collective, so its timeout
+    is ours to set; a device collective (``sync_global_devices``) sets up its Gloo context with a
+    fixed 30 s wait, which a process still compiling or importing can miss. :func:`scan` calls
+    it after opening a store and after its last block. Call it yourself before a script ends
+    when its processes may finish their other work minutes apart: ``jax.distributed`` shuts
+    down at exit with a barrier of its own whose timeout (``shutdown_timeout_seconds`` of
+    ``jax.distributed.initialize``, 300 s by default) would otherwise kill every process, after
+    its work, as soon as one has waited that long for a slower one.
+
+    Every process must call the barriers in the same order (a counter makes each name unique).
+
+    Args:
+        name: Names the barrier in the coordination service's errors.
+        timeout_s: How long to wait for the slowest process before raising.
+
+    Examples:
+        >>> from fisherrdp.scan import barrier
+        >>> barrier("end-of-script")  # returns at once in a single process
     """
     if jax.process_count() == 1:
         return
@@ -150,7 +164,7 @@ def _barrier(name: str) -> None:
     client = distributed.global_state.client
     name = f"{name}-{next(_barriers)}"
     if client is not None and hasattr(client, "wait_at_barrier"):
-        client.wait_at_barrier(name, timeout_in_ms=BARRIER_TIMEOUT_S * 1000)
+        client.wait_at_barrier(name, timeout_in_ms=int(timeout_s * 1000))
     else:  # pragma: no cover - a JAX without the client's barrier
         from jax.experimental import multihost_utils
 
@@ -231,12 +245,15 @@ def scan(
 
     opened: Store | None = None
     if store is not None:
-        check_existing(store, q.name, q.params, outputs, layout, dt)  # every process checks
+        # Every process checks the store, and none while process 0 may be creating it (a
+        # process that saw a half-made store would raise, and the others would wait for it).
+        barrier(f"fisherrdp-scan-check-{store}")
+        check_existing(store, q.name, q.params, outputs, layout, dt)
         if pid == 0:
             opened = open_store(store, q.name, q.params, outputs, layout, dt, create=True)
             if "chunk" not in opened.run_attributes():
                 opened.set_run_attributes({"chunk": chunk})
-        _barrier(f"fisherrdp-scan-open-{store}")
+        barrier(f"fisherrdp-scan-open-{store}")
         if pid != 0:
             opened = open_store(store, q.name, q.params, outputs, layout, dt, create=False)
         done = opened.done()
@@ -273,7 +290,7 @@ def scan(
             bar.update(n)
 
     start = time.perf_counter()
-    kernel = engine.sharded_kernel(q.fn)
+    kernel = engine.stored_kernel(q.fn, (), size * n_dev, (dt,) * len(q.params))
     _, compile_seconds = engine.run_pipelined(kernel, groups, make_inputs, consume)
     computed = len(todo)
     seconds = time.perf_counter() - start
@@ -281,7 +298,7 @@ def scan(
     computed_points = bar_total
 
     if nproc > 1:
-        _barrier(f"fisherrdp-scan-done-{store}")
+        barrier(f"fisherrdp-scan-done-{store}")
         if opened is None:
             data = _gather(layout, data)
     attrs = _run_attributes(q, dt, chunk, size, layout, seconds, opened)
