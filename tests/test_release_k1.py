@@ -278,6 +278,25 @@ def test_jit_float32_one_point_at_a_time():
     assert np.all(np.isnan(invalid)), invalid
 
 
+#: README's float32 table, row release_k1: at most 2.7e-4 relative against float64 on the same
+#: float32 inputs (benchmarks/accuracy_scan_float32.py, 8 points; 31 such points in the slow
+#: test above), worst at n_syn ≈ 1 and small d. Measured on F32_RENYI: 2.6e-5 (2026-12-03).
+RELEASE_FLOAT32_RTOL = 2.7e-4
+
+
+def test_float32_release_row_of_the_readme():
+    """float32 at the table's worst regime (n_syn ≈ 1, small d: the F32_RENYI points), against
+    float64 at the same float32-representable inputs (the one-point float64 program of this
+    file): finite, and within the README's float32 maximum. One float32 program."""
+    points = np.array(F32_RENYI, np.float32)
+    got = renyi_release_k1(*jnp.asarray(points.T))
+    assert got.dtype == jnp.float32
+    got = np.asarray(got, np.float64)
+    assert np.all(np.isfinite(got)), got
+    ref = np.array([_renyi_at(tuple(map(float, p))) for p in points])
+    np.testing.assert_allclose(got, ref, rtol=RELEASE_FLOAT32_RTOL)
+
+
 @pytest.mark.slow
 def test_infinite_n_syn_is_the_chi_square_divergence():
     """n_syn = inf: all entries (the χ² functions themselves, exactly) and mixed with finite

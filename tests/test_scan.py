@@ -42,13 +42,21 @@ def _start_workers(argvs):
 
 def _wait(procs, timeout=900):
     outputs = [p.communicate(timeout=timeout)[0] for p in procs]
-    for p, out in zip(procs, outputs):
-        assert p.returncode == 0, out[-3000:]
+    codes = [p.returncode for p in procs]
+    # Every process's output: the first error is often in another process than the failure.
+    assert codes == [0] * len(procs), "\n".join(
+        f"--- process {i} (exit {c}):\n{_without_stack(out)[-3000:]}"
+        for i, (c, out) in enumerate(zip(codes, outputs)))
 
 
-@pytest.fixture(scope="module", autouse=True)
+def _without_stack(output: str) -> str:
+    """A worker's output without the native stack frames of an abort (``    @ 0x…`` lines)."""
+    return "\n".join(line for line in output.splitlines() if not line.startswith("    @ "))
+
+
+@pytest.fixture(scope="module")
 def workers(tmp_path_factory):
-    """The worker processes, started when this module is set up.
+    """The worker processes, started by the module's first test (through ``one_device``).
 
     They run while the in-process tests go on (the one-device reference, the store tests):
     ``four``, every grid of GRIDS on 4 CPU devices; ``two``, two ``jax.distributed`` processes of
@@ -75,8 +83,9 @@ def workers(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def one_device():
-    """Every grid of GRIDS scanned here, on one device."""
+def one_device(workers):
+    """Every grid of GRIDS scanned here, on one device (after starting the worker processes,
+    which run meanwhile)."""
     return {key: scan(name, grid, chunk=chunk, progress=False).values
             for key, (name, grid, chunk) in GRIDS.items()}
 
@@ -199,6 +208,38 @@ def test_resume_recomputes_no_finished_block(tmp_path, monkeypatch):
     again = scan(_product, grid, store=path, progress=False)  # chunk read from the store
     assert (again.resumed_blocks, again.computed_blocks) == (n_blocks, 0)
     assert np.array_equal(load(path).values, full.values)
+
+
+@pytest.mark.parametrize("pid", [0, 1])
+def test_processes_check_the_store_before_process_0_makes_it(pid, tmp_path, monkeypatch):
+    """Regression (a flake of test_two_processes_make_the_store_of_one): process 1 checked the
+    store while process 0 was making it, saw a half-made store, raised, and both processes then
+    died at jax.distributed's shutdown. Every process checks, then meets the others at a
+    barrier; only then does process 0 make the store (and the others open it after the next
+    barrier). The order of one process's calls, with the process count faked to 2."""
+    import jax
+
+    from fisherrdp._src.scan import api
+
+    calls = []
+    monkeypatch.setattr(jax, "process_count", lambda: 2)
+    monkeypatch.setattr(jax, "process_index", lambda: pid)
+    monkeypatch.setattr(api, "barrier", lambda name, **kw: calls.append(name.split("-")[2]))
+
+    def check(*args):
+        calls.append("check")
+        return store_module.check_existing(*args)
+
+    def open_(*args, create):
+        calls.append(f"open(create={create})")
+        return store_module.open_store(*args, create=True)  # process 0's store, made here
+
+    monkeypatch.setattr(api, "check_existing", check)
+    monkeypatch.setattr(api, "open_store", open_)
+    scan(_product, {"x": [1.0, 2.0], "y": 1.0}, chunk=8, store=str(tmp_path / "s.zarr"),
+         progress=False)
+    opening = ["open(create=True)", "open"] if pid == 0 else ["open", "open(create=False)"]
+    assert calls == ["check", "checked", *opening, "done"]
 
 
 def test_store_reads_as_xarray(tmp_path):

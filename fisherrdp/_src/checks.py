@@ -887,7 +887,7 @@ def run_checks(
     Examples:
         >>> from fisherrdp._src.checks import Grid, STATEMENTS, run_checks
         >>> grid = Grid(d=(1.0, 10.0), theta=(0.5, 2.0), delta=(0.5,), alpha=(2.0,))
-        >>> [r.violations for r in run_checks(grid, statements=STATEMENTS[:2], chunk=16)]
+        >>> [r.violations for r in run_checks(grid, statements=STATEMENTS[:2], chunk=128)]
         [0, 0]
     """
     grid = Grid() if grid is None else grid

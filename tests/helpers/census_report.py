@@ -2,8 +2,8 @@
 
 Usage: python tests/helpers/census_report.py DIR [--by kernel|file|test] [--top N] [--json OUT]
 
-Per kernel (the program's name, e.g. ``jit__renyi_vec``): distinct programs (name, input shapes
-and dtypes), compiles and their seconds, persistent-cache loads and their seconds, tracing and
+Per kernel (the program's name, e.g. ``jit__renyi_vec``): distinct programs (by persistent-cache
+key: input shapes, dtypes, static arguments and constants), compiles and their seconds, persistent-cache loads and their seconds, tracing and
 lowering seconds, and the test files that caused them. ``--by file`` sums the same per test file
 (compile work is charged to the test running when it happened; module fixtures to the first
 test of their module). The totals line counts failed cache writes too.
@@ -33,6 +33,11 @@ def kernel_name(name: str) -> str:
     return name.removeprefix("jit_")
 
 
+def _program(e: dict):
+    """A distinct program: its cache key, else (older records) its name and input shapes."""
+    return e.get("key") or (kernel_name(e.get("name", "")), tuple(e.get("shapes") or ()))
+
+
 def _file_of(test: str) -> str:
     return test.split("::")[0] if test else "(outside a test)"
 
@@ -51,7 +56,7 @@ def summarise(events: list[dict], by: str = "kernel") -> list[dict]:
                                   "write_failed": 0, "files": collections.Counter()})
         kind, seconds = e["kind"], float(e.get("seconds", 0.0))
         if kind in ("compile", "load"):
-            r["programs"].add((kernel_name(e.get("name", "")), tuple(e.get("shapes") or ())))
+            r["programs"].add(_program(e))
             r[f"{kind}s"] += 1
             r[f"{kind}_s"] += seconds
             r["files"][_file_of(e.get("test", ""))] += seconds
@@ -90,8 +95,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     events = read(args.directory)
     rows = summarise(events, args.by)
-    programs = {(kernel_name(e.get("name", "")), tuple(e.get("shapes") or ())) for e in events
-                if e["kind"] in ("compile", "load")}
+    programs = {_program(e) for e in events if e["kind"] in ("compile", "load")}
     total = {k: sum(e.get("seconds", 0.0) for e in events if e["kind"] == k)
              for k in ("compile", "load", "trace", "lower")}
     count = collections.Counter(e["kind"] for e in events)

@@ -10,7 +10,9 @@ so a process may still set ``XLA_FLAGS`` or ``JAX_PLATFORMS`` before it imports 
 Each event has ``kind`` (``trace``: jaxpr tracing; ``lower``: jaxpr → StableHLO; ``compile``: XLA
 compilation; ``load``: a persistent-cache hit, whose seconds are the retrieval; ``write``: an
 entry stored; ``write_failed``: an entry JAX could not store, with the error), the program's
-``name``, its input ``shapes`` (dtype[shape] per argument, for lower/compile/load), ``seconds``,
+``name``, its input ``shapes`` (dtype[shape] per argument, for lower/compile/load), its
+persistent-cache ``key`` (compile/load: one key per distinct program, static arguments and
+closed-over constants included), ``seconds``,
 the ``test`` (``PYTEST_CURRENT_TEST``, inherited by child processes), and the ``pid``.
 ``python tests/helpers/census_report.py DIR`` summarises them per kernel.
 """
@@ -39,13 +41,18 @@ def _write(path: pathlib.Path, event: dict) -> None:
 
 
 class _ShapesFromLog(logging.Handler):
-    """Takes the input avals from pxla's "Compiling NAME with global shapes and types" record."""
+    """Takes the input avals from pxla's "Compiling NAME with global shapes and types" record,
+    and the program's persistent-cache key from the compiler's hit and miss records."""
 
     def emit(self, record):
+        if not isinstance(record.msg, str):
+            return
         if record.msg.startswith("Compiling %s with global shapes"):
             name, avals = record.args[0], record.args[1]
             shapes = [getattr(a, "str_short", lambda: str(a))() for a in avals]
             _state.shapes = (str(name), shapes)
+        elif "compilation cache hit for" in record.msg or "COMPILATION CACHE MISS for" in record.msg:
+            _state.key = str(record.args[1])
 
 
 def install(directory: str | os.PathLike) -> None:
@@ -79,6 +86,10 @@ def install(directory: str | os.PathLike) -> None:
             elif shaped is not None:
                 record["shapes"] = shaped[1]
                 record["shapes_of"] = shaped[0]
+        if kind == "compile":
+            key, _state.key = getattr(_state, "key", None), None
+            if key:
+                record["key"] = key[-64:]
         if kind == "compile" and getattr(_state, "hit", False):
             record["kind"] = "load"
             _state.hit = False
@@ -101,13 +112,15 @@ def install(directory: str | os.PathLike) -> None:
 
     compilation_cache.put_executable_and_time = put_executable_and_time
 
-    pxla_logger = logging.getLogger("jax._src.interpreters.pxla")
-    pxla_logger.addHandler(_ShapesFromLog(logging.DEBUG))
-    if pxla_logger.getEffectiveLevel() > logging.DEBUG:
-        pxla_logger.setLevel(logging.DEBUG)
-        # Only the shapes record is wanted: keep pxla's debug records out of other handlers.
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(lambda r: r.name != pxla_logger.name or r.levelno > logging.DEBUG)
+    handler = _ShapesFromLog(logging.DEBUG)
+    for name in ("jax._src.interpreters.pxla", "jax._src.compiler"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        if logger.getEffectiveLevel() > logging.DEBUG:
+            logger.setLevel(logging.DEBUG)
+            # Only these records are wanted: keep the debug records out of other handlers.
+            for other in logging.getLogger().handlers:
+                other.addFilter(lambda r, n=name: r.name != n or r.levelno > logging.DEBUG)
 
 
 def enable_in_children(directory: str) -> None:

@@ -639,8 +639,20 @@ def _release(x, d, n, a, b, hockey, with_infinite=True):
     return jnp.where(valid, value, jnp.nan)
 
 
-_release_vec = jax.jit(jnp.vectorize(functools.partial(_release, with_infinite=True)))
-_release_finite_vec = jax.jit(jnp.vectorize(functools.partial(_release, with_infinite=False)))
+@jax.jit
+def _release_vec(x, d, n, a, b, hockey):
+    """:func:`_release` elementwise over broadcast arrays (n_syn = inf entries included).
+
+    A module-level function (not a ``jnp.vectorize`` object): the engine keeps the traced
+    programs of named module functions on disk (:func:`~fisherrdp._src.scan.engine.stored_kernel`).
+    """
+    return jnp.vectorize(functools.partial(_release, with_infinite=True))(x, d, n, a, b, hockey)
+
+
+@jax.jit
+def _release_finite_vec(x, d, n, a, b, hockey):
+    """:func:`_release_vec` without the n_syn = inf branch (not compiled)."""
+    return jnp.vectorize(functools.partial(_release, with_infinite=False))(x, d, n, a, b, hockey)
 
 
 def _release_logpdf_one(t, d, n, a):
@@ -809,4 +821,6 @@ def _dispatch(hockey, x, d, n_syn, a, b):
             limit(x, d, a, b), jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
         )
     kernel = _release_vec if bool(jnp.any(infinite)) else _release_finite_vec
-    return map_bucketed(kernel, x, d, n, a, b, static=(bool(hockey),), cap=BUCKET_CAP)[0]
+    # floor=1: a point costs ~0.25 s here (about 1e5 inner nodes), so a scalar stays one point.
+    return map_bucketed(kernel, x, d, n, a, b, static=(bool(hockey),), cap=BUCKET_CAP,
+                        floor=1)[0]

@@ -99,10 +99,11 @@ def _netcdf_safe(attrs: Mapping[str, Any]) -> dict[str, Any]:
             for k, v in attrs.items()}
 
 
-def _output_spec(q: Quantity, layout: Layout, size: int, dtype) -> dict[str, tuple]:
-    """Output names → (dtype, trailing shape), from the traced shapes of the kernel."""
+def _output_spec(q: Quantity, kernel, size: int, dtype) -> dict[str, tuple]:
+    """Output names → (dtype, trailing shape), from the abstract evaluation of ``kernel``
+    (:func:`engine.stored_kernel` on ``size`` points: a kernel kept on disk is not traced)."""
     args = [jax.ShapeDtypeStruct((size,), dtype) for _ in q.params]
-    shapes = jax.eval_shape(lambda *xs: engine.as_tuple(q.fn(*xs)), *args)
+    shapes = engine.as_tuple(jax.eval_shape(kernel, *args))
     names = q.outputs or (
         (q.name,) if len(shapes) == 1 else tuple(f"{q.name}_{i}" for i in range(len(shapes)))
     )
@@ -239,16 +240,18 @@ def scan(
     # of two (few distinct programs for small grids).
     size = engine.bucket_size(max(layout.size, 1), chunk)
     n_dev = engine.local_device_count()
-    outputs = _output_spec(q, layout, size, dt)
+    kernel = engine.stored_kernel(q.fn, (), size * n_dev, (dt,) * len(q.params))
+    outputs = _output_spec(q, kernel, size * n_dev, dt)
     names = tuple(outputs)
     pid, nproc = jax.process_index(), jax.process_count()
 
     opened: Store | None = None
     if store is not None:
-        # Every process checks the store, and none while process 0 may be creating it (a
-        # process that saw a half-made store would raise, and the others would wait for it).
-        barrier(f"fisherrdp-scan-check-{store}")
+        # Every process checks the store, then process 0 makes it: a process that checked while
+        # process 0 was making it would see a half-made store and raise (and the others then
+        # die at jax.distributed's shutdown), so the checks end at a barrier before it starts.
         check_existing(store, q.name, q.params, outputs, layout, dt)
+        barrier(f"fisherrdp-scan-checked-{store}")
         if pid == 0:
             opened = open_store(store, q.name, q.params, outputs, layout, dt, create=True)
             if "chunk" not in opened.run_attributes():
@@ -290,7 +293,6 @@ def scan(
             bar.update(n)
 
     start = time.perf_counter()
-    kernel = engine.stored_kernel(q.fn, (), size * n_dev, (dt,) * len(q.params))
     _, compile_seconds = engine.run_pipelined(kernel, groups, make_inputs, consume)
     computed = len(todo)
     seconds = time.perf_counter() - start

@@ -18,8 +18,8 @@ verify``, ``fisherrdp figures`` and the accountant's worst-case searches all eva
   of chunk *i* are fetched, and the device-to-host copy of each result starts as soon as it is
   dispatched, so host work (building inputs, writing results) overlaps device compute.
 * **Shape buckets** (:func:`map_bucketed`): eager calls of the public elementwise functions
-  evaluate through :func:`map_points` with a chunk of 1, 2, 4, … points up to a cap (then
-  chunks of the cap), so calls with 3, 5 or 17 points reuse the programs of 4, 8 and 32 points
+  evaluate through :func:`map_points` with a chunk of 8, 16, 32, … points up to a cap (then
+  chunks of the cap), so calls with 1, 5 or 17 points reuse the programs of 8, 8 and 32 points
   (or load them from the persistent compilation cache) instead of compiling one per shape.
 """
 
@@ -220,10 +220,12 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
     Tracing and lowering a large kernel in Python costs more than loading its compiled program
     from the persistent cache (about 2 s against 0.3 s for ``renyi_release_k1``), and a new
     process pays both on its first call. With JAX's persistent compilation cache on, the
-    lowered program is therefore serialized with :mod:`jax.export` into ``<cache>/exported/``,
-    keyed by the function, its static arguments, the input size and dtypes, the devices,
-    fisherrdp's source files, the JAX version and the x64 flag; a later process deserializes
-    it instead of tracing (and XLA's compilation of it is then a cache load). The program is
+    lowered program is therefore serialized with :mod:`jax.export` into
+    ``<cache>/exported/<source hash>/``, keyed by the function, its static arguments, the
+    input size and dtypes, the devices, fisherrdp's source files, the JAX version and the JAX
+    settings that change a traced program (x64, default matmul precision, dtype promotion); a
+    later process deserializes it instead of tracing (and XLA's compilation of it is then a
+    cache load). The program is
     the same, so are the results. Only fisherrdp's own module-level functions are kept (their
     source is in the key); anything else (no cache, a user's function, a lambda or closure, a
     function that cannot be exported) uses :func:`sharded_kernel`.
@@ -247,8 +249,11 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
     dtypes = tuple(np.dtype(d) for d in dtypes)
     identity = repr((module, qualname, static, size, tuple(d.str for d in dtypes),
                      [str(d) for d in local_mesh().devices.flat], jax.__version__,
-                     bool(jax.config.jax_enable_x64), _package_hash()))
-    path = (pathlib.Path(cache) / "exported"
+                     bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
+                     jax.config.jax_numpy_dtype_promotion, _package_hash()))
+    # One folder per fisherrdp source (a few MB for every program of the test suite): those of
+    # older versions are never read again, and can be deleted.
+    path = (pathlib.Path(cache) / "exported" / _package_hash()[:16]
             / f"{getattr(fn, '__name__', 'fn')}-{hashlib.sha256(identity.encode()).hexdigest()}")
     try:
         exported = export.deserialize(bytearray(path.read_bytes()))
@@ -262,6 +267,7 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
             partial.replace(path)  # atomic: a concurrent reader sees all of it or nothing
         except Exception:  # noqa: BLE001 - not exportable here: trace as usual
             return kernel
+
     def call(*arrays):
         return exported.call(*arrays)
 
@@ -271,19 +277,30 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
 
 #: Largest chunk of :func:`map_bucketed` unless a function asks for another.
 BUCKET_CAP = 4096
+#: Smallest chunk of :func:`map_bucketed` unless a function asks for another: scalars and
+#: calls with up to 8 points share one program (computing 8 points costs about what 1 does,
+#: compiling the 1-, 2- and 4-point programs costs seconds each).
+BUCKET_FLOOR = 8
 
 
-def bucket_size(n: int, cap: int = BUCKET_CAP) -> int:
-    """The chunk for ``n`` points per device: the next power of two, at most ``cap``.
+def bucket_size(n: int, cap: int = BUCKET_CAP, floor: int = BUCKET_FLOOR) -> int:
+    """The chunk for ``n`` points per device: the next power of two, at least ``floor`` and at
+    most ``cap``.
 
     >>> [bucket_size(n, 64) for n in (1, 3, 5, 17, 64, 1000)]
-    [1, 4, 8, 32, 64, 64]
+    [8, 8, 8, 32, 64, 64]
+    >>> [bucket_size(n, 64, floor=1) for n in (1, 3, 5)]
+    [1, 4, 8]
     """
-    return min(int(cap), 1 << max(0, int(n) - 1).bit_length())
+    return min(int(cap), max(int(floor), 1 << max(0, int(n) - 1).bit_length()))
 
 
 def map_bucketed(
-    fn: Callable, *arrays: Any, static: tuple[Hashable, ...] = (), cap: int = BUCKET_CAP
+    fn: Callable,
+    *arrays: Any,
+    static: tuple[Hashable, ...] = (),
+    cap: int = BUCKET_CAP,
+    floor: int = BUCKET_FLOOR,
 ) -> tuple:
     """``fn(*arrays, *static)`` for elementwise ``fn``: eager calls padded to shape buckets.
 
@@ -300,6 +317,7 @@ def map_bucketed(
         arrays: Its array arguments, of one floating dtype, broadcastable together.
         static: Hashable arguments after the arrays.
         cap: The largest chunk (memory: kernels with many quadrature nodes per point use less).
+        floor: The smallest chunk (kernels whose points cost much to compute use 1).
 
     Returns:
         The outputs of ``fn`` as a tuple of ``jax.Array``.
@@ -312,6 +330,6 @@ def map_bucketed(
         return as_tuple(fn(*(jnp.broadcast_to(a, shape) for a in arrays), *static))
     flat = [np.broadcast_to(np.asarray(a), shape).reshape(-1) for a in arrays]
     per_device = -(-n // local_device_count())
-    outputs = map_points(fn, flat, chunk=bucket_size(per_device, cap), static=static)
+    outputs = map_points(fn, flat, chunk=bucket_size(per_device, cap, floor), static=static)
     # device_put, not jnp.asarray: the latter compiles a small program per output shape.
     return tuple(jax.device_put(o.reshape(shape + o.shape[1:])) for o in outputs)
