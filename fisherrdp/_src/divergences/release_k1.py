@@ -821,6 +821,4 @@ def _dispatch(hockey, x, d, n_syn, a, b):
             limit(x, d, a, b), jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
         )
     kernel = _release_vec if bool(jnp.any(infinite)) else _release_finite_vec
-    # floor=1: a point costs ~0.25 s here (about 1e5 inner nodes), so a scalar stays one point.
-    return map_bucketed(kernel, x, d, n, a, b, static=(bool(hockey),), cap=BUCKET_CAP,
-                        floor=1)[0]
+    return map_bucketed(kernel, x, d, n, a, b, static=(bool(hockey),), cap=BUCKET_CAP)[0]

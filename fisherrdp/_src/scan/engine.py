@@ -18,8 +18,8 @@ verify``, ``fisherrdp figures`` and the accountant's worst-case searches all eva
   of chunk *i* are fetched, and the device-to-host copy of each result starts as soon as it is
   dispatched, so host work (building inputs, writing results) overlaps device compute.
 * **Shape buckets** (:func:`map_bucketed`): eager calls of the public elementwise functions
-  evaluate through :func:`map_points` with a chunk of 8, 16, 32, … points up to a cap (then
-  chunks of the cap), so calls with 1, 5 or 17 points reuse the programs of 8, 8 and 32 points
+  evaluate through :func:`map_points` with a chunk of 1, 2, 4, … points up to a cap (then
+  chunks of the cap), so calls with 3, 5 or 17 points reuse the programs of 4, 8 and 32 points
   (or load them from the persistent compilation cache) instead of compiling one per shape.
 """
 
@@ -277,30 +277,19 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
 
 #: Largest chunk of :func:`map_bucketed` unless a function asks for another.
 BUCKET_CAP = 4096
-#: Smallest chunk of :func:`map_bucketed` unless a function asks for another: scalars and
-#: calls with up to 8 points share one program (computing 8 points costs about what 1 does,
-#: compiling the 1-, 2- and 4-point programs costs seconds each).
-BUCKET_FLOOR = 8
 
 
-def bucket_size(n: int, cap: int = BUCKET_CAP, floor: int = BUCKET_FLOOR) -> int:
-    """The chunk for ``n`` points per device: the next power of two, at least ``floor`` and at
-    most ``cap``.
+def bucket_size(n: int, cap: int = BUCKET_CAP) -> int:
+    """The chunk for ``n`` points per device: the next power of two, at most ``cap``.
 
     >>> [bucket_size(n, 64) for n in (1, 3, 5, 17, 64, 1000)]
-    [8, 8, 8, 32, 64, 64]
-    >>> [bucket_size(n, 64, floor=1) for n in (1, 3, 5)]
-    [1, 4, 8]
+    [1, 4, 8, 32, 64, 64]
     """
-    return min(int(cap), max(int(floor), 1 << max(0, int(n) - 1).bit_length()))
+    return min(int(cap), 1 << max(0, int(n) - 1).bit_length())
 
 
 def map_bucketed(
-    fn: Callable,
-    *arrays: Any,
-    static: tuple[Hashable, ...] = (),
-    cap: int = BUCKET_CAP,
-    floor: int = BUCKET_FLOOR,
+    fn: Callable, *arrays: Any, static: tuple[Hashable, ...] = (), cap: int = BUCKET_CAP
 ) -> tuple:
     """``fn(*arrays, *static)`` for elementwise ``fn``: eager calls padded to shape buckets.
 
@@ -317,7 +306,6 @@ def map_bucketed(
         arrays: Its array arguments, of one floating dtype, broadcastable together.
         static: Hashable arguments after the arrays.
         cap: The largest chunk (memory: kernels with many quadrature nodes per point use less).
-        floor: The smallest chunk (kernels whose points cost much to compute use 1).
 
     Returns:
         The outputs of ``fn`` as a tuple of ``jax.Array``.
@@ -330,6 +318,6 @@ def map_bucketed(
         return as_tuple(fn(*(jnp.broadcast_to(a, shape) for a in arrays), *static))
     flat = [np.broadcast_to(np.asarray(a), shape).reshape(-1) for a in arrays]
     per_device = -(-n // local_device_count())
-    outputs = map_points(fn, flat, chunk=bucket_size(per_device, cap, floor), static=static)
+    outputs = map_points(fn, flat, chunk=bucket_size(per_device, cap), static=static)
     # device_put, not jnp.asarray: the latter compiles a small program per output shape.
     return tuple(jax.device_put(o.reshape(shape + o.shape[1:])) for o in outputs)
