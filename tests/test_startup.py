@@ -171,3 +171,31 @@ def test_accountant_memoizes_per_mechanism(monkeypatch):
     fresh = SyntheticReleaseMechanism(d=20, k=1, C=1.0, sensitivity=0.5)
     assert fresh == mech
     np.testing.assert_array_equal(mech.rdp([2.0, 8.0]), fresh.rdp([2.0, 8.0]))
+
+
+@pytest.mark.parametrize("name, value, wanted", [
+    ("FISHERRDP_CACHE_MAX_BYTES", "", config.CACHE_MAX_BYTES),
+    ("FISHERRDP_CACHE_MAX_BYTES", "-1", -1),
+    ("FISHERRDP_CACHE_MAX_BYTES", "1000", 1000),
+    ("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "", config.CACHE_MIN_COMPILE_SECONDS),
+    ("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "0", 0.0),
+])
+def test_cache_settings_from_the_environment(monkeypatch, name, value, wanted):
+    monkeypatch.setenv(name, value)
+    read = {"FISHERRDP_CACHE_MAX_BYTES": config.cache_max_bytes,
+            "FISHERRDP_CACHE_MIN_COMPILE_SECONDS": config.cache_min_compile_seconds}[name]
+    assert read() == wanted
+
+
+@pytest.mark.parametrize("name, value", [
+    ("FISHERRDP_CACHE_MAX_BYTES", "0"),
+    ("FISHERRDP_CACHE_MAX_BYTES", "-2"),
+    ("FISHERRDP_CACHE_MAX_BYTES", "1.5e9"),
+    ("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "-0.1"),
+    ("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "nan"),
+    ("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "soon"),
+])
+def test_bad_cache_settings_raise_naming_the_variable(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=f"{name} must be"):
+        config.cache_max_bytes() if "BYTES" in name else config.cache_min_compile_seconds()

@@ -25,8 +25,8 @@ entries are evicted; ``FISHERRDP_CACHE_MAX_BYTES`` sets another bound, ``-1`` no
 writes and evictions take a file lock (``filelock``), so concurrent processes (pytest-xdist
 workers, parallel CLI runs, ``jax.distributed`` processes on one host) can share it; a bounded
 cache may still lose an entry written by one process while another writes (jax-ml/jax#39880:
-the entry is compiled again later), which an unbounded one cannot. Only programs that took at least
-:data:`CACHE_MIN_COMPILE_SECONDS` to compile are stored.
+the entry is compiled again later), which an unbounded one cannot. Only programs that took at
+least :data:`CACHE_MIN_COMPILE_SECONDS` to compile are stored.
 
 JAX's bounded cache keeps an access-time file beside each entry and cannot store anything new
 while one entry lacks it (every write then fails with a warning ``Error writing persistent
@@ -63,20 +63,30 @@ writing an entry at that moment (jax-ml/jax#39880), so many concurrent writers l
 """
 
 
+def _env_number(name: str, default, convert, valid, requirement: str):
+    """The number in environment variable ``name`` (``default`` when unset or empty).
+
+    Raises:
+        ValueError: naming the variable and ``requirement`` when ``convert`` fails or ``valid``
+            rejects the value.
+    """
+    raw = os.environ.get(name, "")
+    if not raw:
+        return default
+    try:
+        value = convert(raw)
+    except ValueError:
+        value = None
+    if value is None or not valid(value):
+        raise ValueError(f"{name} must be {requirement}, got {raw!r}")
+    return value
+
+
 def cache_max_bytes() -> int:
     """The compilation cache's size bound: ``FISHERRDP_CACHE_MAX_BYTES``, else the default."""
-    raw = os.environ.get("FISHERRDP_CACHE_MAX_BYTES", "")
-    if not raw:
-        return CACHE_MAX_BYTES
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < -1 or value == 0:
-        raise ValueError(
-            f"FISHERRDP_CACHE_MAX_BYTES must be a positive number of bytes or -1 (unbounded), "
-            f"got {raw!r}")
-    return value
+    return _env_number("FISHERRDP_CACHE_MAX_BYTES", CACHE_MAX_BYTES, int,
+                       lambda v: v == -1 or v > 0, "a positive number of bytes or -1 (unbounded)")
+
 
 CACHE_MIN_COMPILE_SECONDS = 0.2
 """Programs that compile faster than this are not stored (loading costs ~0.01-0.05 s).
@@ -87,17 +97,8 @@ program: ``0``)."""
 
 def cache_min_compile_seconds() -> float:
     """The compile time from which a program is stored: the environment's, else the default."""
-    raw = os.environ.get("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "")
-    if not raw:
-        return CACHE_MIN_COMPILE_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value >= 0.0:
-        raise ValueError(f"FISHERRDP_CACHE_MIN_COMPILE_SECONDS must be a number of seconds >= 0, "
-                         f"got {raw!r}")
-    return value
+    return _env_number("FISHERRDP_CACHE_MIN_COMPILE_SECONDS", CACHE_MIN_COMPILE_SECONDS, float,
+                       lambda v: v >= 0.0, "a number of seconds >= 0")
 
 
 def _flag_set(name: str) -> bool:

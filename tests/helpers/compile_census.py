@@ -81,11 +81,10 @@ def install(directory: str | os.PathLike) -> None:
         record = {"kind": kind, "name": name, "seconds": float(seconds)}
         if kind in ("lower", "compile"):
             shaped = getattr(_state, "shapes", None)
-            if shaped is not None and shaped[0] in (name, f"jit_{name}"):
+            if shaped is not None:
                 record["shapes"] = shaped[1]
-            elif shaped is not None:
-                record["shapes"] = shaped[1]
-                record["shapes_of"] = shaped[0]
+                if shaped[0] not in (name, f"jit_{name}"):
+                    record["shapes_of"] = shaped[0]  # the last "Compiling" record was another's
         if kind == "compile":
             key, _state.key = getattr(_state, "key", None), None
             if key:

@@ -225,10 +225,10 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
     input size and dtypes, the devices, fisherrdp's source files, the JAX version and the JAX
     settings that change a traced program (x64, default matmul precision, dtype promotion); a
     later process deserializes it instead of tracing (and XLA's compilation of it is then a
-    cache load). The program is
-    the same, so are the results. Only fisherrdp's own module-level functions are kept (their
-    source is in the key); anything else (no cache, a user's function, a lambda or closure, a
-    function that cannot be exported) uses :func:`sharded_kernel`.
+    cache load). The program is the same, so are the results. Only fisherrdp's own
+    module-level functions are kept (their source is in the key); anything else (no cache, a
+    user's function, a lambda or closure, a function that cannot be exported) uses
+    :func:`sharded_kernel`.
 
     Args:
         fn, static: As for :func:`sharded_kernel`.
