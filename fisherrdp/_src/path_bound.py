@@ -92,7 +92,7 @@ def _path_bound(alpha, d, a, b):
 
 
 def _path_bound_jvp(primals, tangents):
-    r"""Leibniz's rule instead of differentiating the Fisher quadrature at every node.
+    r"""Leibniz's rule in α, a, b (no derivative of the Fisher quadrature at every node).
 
     With :math:`g(z) = \sqrt{I(z)} e^{c (z-b)^2}`, :math:`c = (\alpha-1)(2\alpha-1)/2`,
     :math:`J = |\int_b^a g|`, :math:`s = \mathrm{sign}(a - b)`, :math:`z = b + s\delta u`:
@@ -100,14 +100,23 @@ def _path_bound_jvp(primals, tangents):
     :math:`\partial_b J = -s\sqrt{I(b)} - 2 s c\, \delta\, J\, \bar u`,
     :math:`\partial_\alpha J = \tfrac{4\alpha - 3}{2}\, \delta^2 J\, \overline{u^2}`, where the bars
     are means under the weights :math:`w g`; the bound is :math:`B = \log(1+\alpha J)/(\alpha-1)`.
-    At :math:`a = b` (a kink of :math:`|a - b|`) the derivative returned is 0. ``d`` is not
-    differentiated: its tangent gives NaN.
+    ``d`` enters only through :math:`I(d, z)` at the nodes: :math:`\partial_d \log J =
+    \overline{\partial_d \log(w\delta\sqrt{I})}`, the log-terms' tangents (forward mode through
+    the Fisher quadrature, computed only for a nonzero ``d`` tangent). At :math:`a = b` (a kink of
+    :math:`|a - b|`) the derivative returned is 0.
     """
     alpha, d, a, b = primals
-    alpha_dot, d_dot, a_dot, b_dot = (
+    alpha_dot, _, a_dot, b_dot = (
         jnp.zeros_like(p) if isinstance(t, SymbolicZero) else t for p, t in zip(primals, tangents)
     )
-    u, log_terms, log_sqrt_a, log_sqrt_b = _log_terms_and_ends(d, a, b, NODES)
+    d_dot = tangents[1]
+    terms_in_d = lambda d: _log_terms_and_ends(d, a, b, NODES)
+    if isinstance(d_dot, SymbolicZero):
+        u, log_terms, log_sqrt_a, log_sqrt_b = terms_in_d(d)
+    else:
+        (u, log_terms, log_sqrt_a, log_sqrt_b), (_, log_terms_dot, _, _) = jax.jvp(
+            terms_in_d, (d,), (d_dot,)
+        )
     kappa = _kappa_rate(alpha) * (a - b) ** 2
     log_g = log_terms + kappa * u * u
     log_j = jax.nn.logsumexp(log_g)
@@ -128,10 +137,10 @@ def _path_bound_jvp(primals, tangents):
         - 2.0 * s * _kappa_rate(alpha) * delta * share * mean_u
     )
     d_alpha = (0.5 * (4.0 * alpha - 3.0) * delta**2 * share * mean_u2 + share / alpha) - bound
-    tangent = (d_a * a_dot + d_b * b_dot + d_alpha * alpha_dot) / (alpha - 1.0)
-    if not isinstance(tangents[1], SymbolicZero):
-        tangent = tangent + jnp.nan * d_dot
-    return bound, tangent
+    tangent = d_a * a_dot + d_b * b_dot + d_alpha * alpha_dot
+    if not isinstance(d_dot, SymbolicZero):
+        tangent = tangent + share * jnp.sum(weights * log_terms_dot)
+    return bound, tangent / (alpha - 1.0)
 
 
 _path_bound.defjvp(_path_bound_jvp, symbolic_zeros=True)
@@ -166,9 +175,10 @@ def path_bound_ncx2(
     :math:`I(d, z)` (:func:`fisherrdp.fisher.ncx2_amplitude_fisher`) instead of the supremum used
     by Theorem 5.2 (:func:`theorem52_bound`, re-derived variant), which it therefore never
     exceeds. Method and quadrature: :mod:`fisherrdp._src.path_bound`. Elementwise with
-    broadcasting, jit-compatible, differentiable in ``alpha``, ``a`` and ``b`` (by Leibniz's
-    rule; at ``a == b``, a kink, the derivative returned is 0). ``d`` is not differentiable:
-    a nonzero tangent in ``d`` gives NaN.
+    broadcasting, jit-compatible, differentiable in all four arguments, in forward and reverse
+    mode (``jax.jvp``/``jacfwd`` and ``jax.grad``/``jacrev``): in ``alpha``, ``a`` and ``b`` by
+    Leibniz's rule (at ``a == b``, a kink, the derivative returned is 0), in ``d`` through the
+    Fisher information at the quadrature nodes.
 
     Args:
         alpha: Rényi order, ``alpha > 1``.
