@@ -49,6 +49,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 
 from fisherrdp._src.special.bessel import _ratio_and_log_0f1
 
@@ -96,11 +97,46 @@ class Series(NamedTuple):
     tail: jax.Array
 
 
+@jax.custom_jvp
 def series(c, s, q) -> Series:
     """log ₀F₁(c; X) and ∂/∂(tr X), ∂/∂(det X) for arrays s = tr X ≥ 0, q = det X ≥ 0.
 
-    ``c`` is a scalar; the number of terms is the largest needed over the points.
+    ``c`` is a scalar; the number of terms is the largest needed over the points, so the sum is
+    a loop with a data-dependent trip count, which reverse mode cannot differentiate: the
+    derivatives are a ``custom_jvp`` (:func:`_series_jvp`), in forward and reverse mode, in all
+    three arguments (not of the error bound ``tail``).
     """
+    return _series(c, s, q)
+
+
+def _series_jvp(primals, tangents):
+    """Tangents of :func:`series` as slopes times tangents (linear in them, so reverse mode
+    transposes it). log G by the identity it evaluates, ∂_s log G = ``d_s``, ∂_q log G = ``d_q``;
+    its ∂_c and the slopes of ``d_s`` and ``d_q`` by forward mode through the loop on the primal
+    values with unit tangents, one per argument whose tangent is not zero (each point depends
+    on its own s and q only), the loop run once for all of them. ``tail`` has tangent zero.
+    """
+    moving = [i for i, t in enumerate(tangents) if not isinstance(t, SymbolicZero)]
+
+    def along_unit(unit):
+        return jax.jvp(_series, primals, tuple(e * jnp.ones_like(p) for p, e in zip(primals, unit)))
+
+    units = jnp.asarray(np.eye(3)[moving], primals[1].dtype)
+    out, slopes = jax.vmap(along_unit, out_axes=(None, 0))(units)
+    identity = {1: out.d_s, 2: out.d_q}
+
+    def along(slope):
+        return sum(slope[k] * tangents[i] for k, i in enumerate(moving))
+
+    log_g_dot = sum(identity.get(i, slopes.log_g[k]) * tangents[i] for k, i in enumerate(moving))
+    return out, Series(log_g_dot, along(slopes.d_s), along(slopes.d_q), jnp.zeros_like(out.tail))
+
+
+series.defjvp(_series_jvp, symbolic_zeros=True)
+
+
+def _series(c, s, q) -> Series:
+    """:func:`series` itself (the loop)."""
     dtype = s.dtype
     s = jnp.maximum(s, 0.0)
     q = jnp.maximum(q, 0.0)
@@ -388,10 +424,12 @@ def rotate_to_tilt(betas, omegas, extra):
     Y₂₂ = l₂₁² + l₂₂²), which the product rule needs when a tilt pushes Y along an oblique
     direction (towards a singular matrix, or far out). The largest eigenvalue goes to Y₁₁:
     a tilt outwards along Y₂₂ would spread the integrand on a circle in (l₂₁, l₂₂).
+    R is held constant under differentiation: by that invariance the derivative at fixed R is
+    the derivative, and that of the eigenvectors is singular at a repeated eigenvalue.
     """
     m = jnp.einsum("k,ki->i", betas, omegas)
     _, r = jnp.linalg.eigh(jnp.array([[m[0], m[1]], [m[1], m[2]]]))
-    r = r[:, ::-1]
+    r = jax.lax.stop_gradient(r[:, ::-1])
 
     def rot(o):
         mat = jnp.stack([jnp.stack([o[..., 0], o[..., 1]], -1),
