@@ -192,6 +192,7 @@ def pytest_report_header(config):
 # worker processes that run beside the rest.
 
 LONGEST_FILES = (
+    "test_derivatives.py",
     "test_scan.py",
     "test_docstrings.py",
     "test_verify_variational.py",

@@ -247,13 +247,14 @@ def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLik
     return map_bucketed(_profile_jit, *as_float_arrays(eps, d, a, b))[0]
 
 
-@jax.jit
-def _epsilon_for_delta(delta, d, a, b):
+@jax.custom_jvp
+def _epsilon_for_delta_search(delta, d, a, b):
     """Smallest ε ≥ 0 with profile(ε) ≤ δ: from ε = 0 (which ends it if profile(0) ≤ δ),
     up to EPS_DOUBLINGS steps ε = 1, 2, 4, … bracket it, then EPS_STEPS safeguarded Newton
     steps on log profile(ε) − log δ (slope
     −e^ε P_b(S)/profile, exact by the envelope theorem); one loop, one profile evaluation per
-    step."""
+    step. Differentiated by the implicit-function rule (:func:`_epsilon_for_delta_jvp`), not
+    through the loop."""
     log_delta = jnp.log(delta)
 
     def step(i, state):
@@ -276,6 +277,26 @@ def _epsilon_for_delta(delta, d, a, b):
     return eps
 
 
+@_epsilon_for_delta_search.defjvp
+def _epsilon_for_delta_jvp(primals, tangents):
+    """Implicit-function rule: where ε > 0, profile(ε; d, a, b) = δ, so
+    dε = (dδ − ∂_{d,a,b} profile · (dd, da, db)) / ∂_ε profile; where ε = 0 (profile(0) < δ,
+    an open set of inputs) ε is locally constant and dε = 0."""
+    delta, d, a, b = primals
+    t_delta, t_d, t_a, t_b = tangents
+    eps = _epsilon_for_delta_search(delta, d, a, b)
+    (_, slope), (t_profile, _) = jax.jvp(
+        lambda d, a, b: _profile_and_slope(eps, d, a, b), (d, a, b), (t_d, t_a, t_b)
+    )
+    moving = (eps > 0.0) & (slope < 0.0)
+    t_eps = (t_delta - t_profile) / jnp.where(moving, slope, -1.0)
+    return eps, jnp.where(moving, t_eps, 0.0)
+
+
+_epsilon_for_delta = jax.jit(_epsilon_for_delta_search)
+_epsilon_for_delta.__name__ = "_epsilon_for_delta"
+
+
 def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
     r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le` ``delta``.
 
@@ -288,8 +309,10 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     (the slope :math:`-e^\varepsilon P_b(S^*)` is exact) inside a bracket found by trying
     :math:`\varepsilon = 0, 1, 2, 4, \dots`; relative accuracy ~1e-12 in ε, for
     :math:`\varepsilon < 2^{11}`. Returns 0 when :math:`\delta_{a,b}(0)` (the total
-    variation distance) is already ``<= delta``. Elementwise, jit-compatible; not meant to
-    be differentiated.
+    variation distance) is already ``<= delta``. Elementwise, jit-compatible; differentiable
+    in all four arguments, forward and reverse mode, to first order, by the implicit-function
+    rule :math:`\partial\varepsilon = -\partial\delta_{a,b} / \partial_\varepsilon\delta_{a,b}`
+    (0 where :math:`\varepsilon = 0`; the search loop itself is not differentiated).
 
     Args:
       delta: target δ in (0, 1).

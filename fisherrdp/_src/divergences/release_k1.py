@@ -457,12 +457,18 @@ def _inner_nodes(c, d, n, theta, drop, law, union=None, offset=0):
     w_g = jnp.concatenate([w_g, pad + peak[:, None]], axis=1)
     wt_g = jnp.concatenate([wt_g, pad], axis=1)
     mode, u_edges = jax.lax.stop_gradient(law)
-    w_points = jnp.broadcast_to(_w_levels(n, c.dtype), (c.shape[0], 2 * len(LEVELS) + 1))
+    levels = jax.lax.stop_gradient(_w_levels(n, c.dtype))
+    w_points = jnp.broadcast_to(levels, (c.shape[0], 2 * len(LEVELS) + 1))
     edges = jnp.sort(jnp.concatenate([w_points, c[:, None] - u_edges], axis=1), axis=1)
     w_l, wt_l = _rule_on(edges, INNER_NODES)
     use_levels = (c < mode)[:, None]
     w = jnp.where(use_levels, w_l, w_g)
-    return w, jnp.log(jnp.where(use_levels, wt_l, wt_g)) + _log_pw(w, n)
+    # The padding nodes have weight 0: log 0 = −inf by a double where (the tangent of log at
+    # 0 is 0/0, NaN in forward mode).
+    weight = jnp.where(use_levels, wt_l, wt_g)
+    used = weight > 0.0
+    log_weight = jnp.where(used, jnp.log(jnp.where(used, weight, 1.0)), -jnp.inf)
+    return w, log_weight + _log_pw(w, n)
 
 
 def _log_pu(u, d, theta):
@@ -613,9 +619,12 @@ def _core(x, d, n, a, b, hockey):
     exprel = jnp.where(z == 0.0, 1.0, jnp.expm1(z_safe) / z_safe)
     mean = jnp.sum(jnp.where(weighted, post * l_over * exprel, 0.0), axis=1)
     y = delta * mean
-    y_safe = jnp.where(y == 0.0, 1.0, y)
-    l_over_c = mean * jnp.where(y == 0.0, 1.0, jnp.log1p(y_safe) / y_safe)  # L/δ
-    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX) & (a != b) & ~hockey
+    # y = E[e^L] − 1 > −1; where rounding (at far nodes, when the direct form is used) puts it
+    # at or below −1, log1p is NaN: a double where, so that no NaN reaches a gradient.
+    usable = y > -1.0
+    y_safe = jnp.where(usable & (y != 0.0), y, 1.0)
+    l_over_c = mean * jnp.where(usable & (y != 0.0), jnp.log1p(y_safe) / y_safe, 1.0)  # L/δ
+    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX) & (a != b) & ~hockey & jnp.all(usable)
     log_e = jnp.where(use_psi, _log_psi_sum(alpha, log_pb_psi, l_over_c, delta, wc[1]), -1.0)
     e = jnp.exp(log_e)
     small_value = jnp.exp(log_e - jnp.log(alpha - 1.0)) * (jnp.log1p(e) / e)
@@ -734,9 +743,10 @@ def renyi_release_k1(
     quadrature in log space, to 1e-8 relative or better (measured against mpmath: at most
     4.9e-11 for α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7], a, b ∈ [0, 20], also
     a ≈ b and d = n_syn = 1: see :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with broadcasting; works under
-    ``jit`` and ``vmap``. Differentiable in ``a`` and ``b`` in forward and reverse mode
-    (``jax.jacfwd``, ``jax.grad``); reverse mode also in ``alpha``, ``d`` and ``n_syn`` (to
-    1e-9 of central differences), but forward mode in all five at once gives NaN.
+    ``jit`` and ``vmap``. Differentiable in all five arguments, in forward and reverse mode
+    (``jax.jacfwd``, ``jax.grad``; the quadrature's nodes are held fixed, the integrand is
+    differentiated), to first order: equal to central differences to 1e-8 (table:
+    ``docs/derivatives.md``).
 
     Args:
       alpha: Rényi order, ``alpha > 1``.
@@ -777,8 +787,8 @@ def hockey_stick_release_k1(
     maximum over ``(a, b)`` and ``(b, a)``. The optimal set is a half-line in :math:`t` (the
     likelihood ratio is monotone); computed by quadrature from the crossing point (method and
     measured accuracy: :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with
-    broadcasting; works under ``jit`` and ``vmap``. Differentiable in ``a`` and ``b`` in forward
-    and reverse mode (``jax.jacfwd``, ``jax.grad``).
+    broadcasting; works under ``jit`` and ``vmap``. Differentiable in all five arguments, in
+    forward and reverse mode, to first order, as :func:`renyi_release_k1`.
 
     Args:
       eps: :math:`\varepsilon \ge 0` (:math:`\gamma = e^\varepsilon`).

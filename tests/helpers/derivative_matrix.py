@@ -1,0 +1,216 @@
+"""The derivative matrix: every registered scan quantity, grouped by its parameters.
+
+Shared by ``tests/test_derivatives.py`` and the script that makes its fixture
+(``tests/fixtures/make_derivative_fixtures.py``). Quantities with the same parameter names are
+one *group*: their outputs are stacked into one vector-valued function, so that each group is
+one compiled program per mode (``jit(vmap(jacfwd))``, ``jit(vmap(jacrev))``). Aliases (two
+names, one function) are tested once; outputs named ``*_error`` (quadrature error estimates)
+are not derivatives' business and are left out.
+
+Points: ``POINTS`` per group (``RELEASE_POINTS`` for the finite-release kernels, whose reverse
+pass costs ~2 s a point), drawn log-uniformly over each parameter's magnitude (``SCALES``,
+clipped to the registered domain), then *special rows* that overwrite one condition each:
+every parameter at the lower edge of its domain (``a = 0``, ``ε = 0``, ``d = 1``, ``n_syn = 1``,
+``x = 0``, …), ``a = b``, large ``d`` (1e4) and, for probabilities, δ = 1e-12; and the first
+rows are ``REGRESSIONS``, points where a mode was once wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+from fisherrdp._src.scan.quantities import _REGISTRY
+
+#: Points per group, and per finite-release group.
+POINTS = 12
+RELEASE_POINTS = 6
+#: Magnitudes to draw each parameter from (log-uniform), by name; clipped to its domain.
+SCALES = {
+    "alpha": (1.05, 30.0), "alpha_prime": (1.05, 30.0), "d": (1.0, 1e3), "df": (1.0, 1e3),
+    "n_syn": (1.0, 1e5), "a": (0.05, 20.0), "b": (0.05, 20.0), "theta": (0.05, 30.0),
+    "eps": (0.05, 5.0), "x": (0.1, 200.0), "v": (0.1, 60.0), "nc": (0.1, 200.0),
+    "m": (1.0, 100.0), "delta": (0.05, 5.0),
+}
+OTHER_SCALE = (0.1, 10.0)
+#: Parameters that are integers (not differentiated): drawn from these values.
+INTEGER_VALUES = {"k": (1.0, 2.0, 3.0)}
+LARGE_D = 1e4
+#: Points where a mode was once wrong (NaN, or an exception), first in their group.
+REGRESSIONS = {
+    # jax.grad was NaN (0 · inf from tail nodes of zero weight), jacfwd right.
+    "alpha,d,n_syn,a,b": [(2.0, 10.0, 10.0, 1.0, 0.5)],
+    "eps,d,n_syn,a,b": [(0.5, 10.0, 10.0, 1.0, 0.5)],
+    # path_bound: ∂/∂d NaN in both modes; jacfwd over all four arguments NaN everywhere.
+    "alpha,d,a,b": [(2.0, 10.0, 1.0, 0.5), (3.007, 35.58, 0.2141, 2.585)],
+    # epsilon_for_delta: NaN in both modes at a small ε (differentiated through its search).
+    "delta,d,a,b": [(1.38072367e-09, 154.343976, 0.0508271486, 0.143230816)],
+}
+SMALL_PROBABILITY = 1e-12
+SEED = 20261203
+#: (output, row label) → (parameters at a kink, why): the derivative returned there is a
+#: convention (compared between modes only, not with central differences).
+_FLOOR = "m = ⌊d/k⌋ is piecewise constant: ∂/∂d = 0, a jump where k divides d"
+KINKS = {
+    (("path_bound", 0), "a = b"): (
+        ("a", "b"), "the bound grows like the distance from a to b; the derivative returned "
+        "there is 0"),
+    # Theorem 5.2's Fisher ratio x/(x + d − 3) becomes the trivial 1 at d ≤ 3 (a kink at 3).
+    (("theorem52_bound", 0), "d = 3"): (("d",), "the Fisher ratio becomes 1 for d ≤ 3"),
+    (("theorem52_bound_printed", 0), "d = 3"): (("d",), "the Fisher ratio becomes 1 for d ≤ 3"),
+    (("theorem54_bound", 0), "d = 10000"): (("d",), _FLOOR),
+    (("theorem54_bound_printed", 0), "d = 10000"): (("d",), _FLOOR),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    params: tuple[str, ...]
+    names: tuple[str, ...]  # one registered name per distinct function, sorted
+    outputs: tuple[tuple[str, int], ...]  # (name, output index) of the stacked vector
+
+    @property
+    def key(self) -> str:
+        return ",".join(self.params)
+
+    @property
+    def differentiated(self) -> tuple[int, ...]:
+        return tuple(i for i, p in enumerate(self.params) if p not in INTEGER_VALUES)
+
+    def function(self):
+        """p ↦ the stacked outputs of every function of the group at the point p (1-D)."""
+        quantities = [_REGISTRY[n] for n in self.names]
+
+        def stacked(p):
+            args = [p[i] for i in range(len(self.params))]
+            values = []
+            for q in quantities:
+                out = q.fn(*args)
+                out = out if isinstance(out, tuple) else (out,)
+                values += [o for o, name in zip(out, q.outputs) if not name.endswith("_error")]
+            return jnp.stack(values)
+
+        stacked.__name__ = "matrix_" + "_".join(self.params)
+        return stacked
+
+    @property
+    def size(self) -> int:
+        return RELEASE_POINTS if "n_syn" in self.params else POINTS
+
+
+def groups() -> list[Group]:
+    by_params: dict[tuple[str, ...], dict] = {}
+    for name in sorted(_REGISTRY):
+        q = _REGISTRY[name]
+        functions = by_params.setdefault(q.params, {})
+        functions.setdefault(q.fn, name)  # the first name (sorted) of each function
+    out = []
+    for params, functions in sorted(by_params.items()):
+        names = tuple(sorted(functions.values()))
+        outputs = tuple(
+            (n, i) for n in names for i, o in enumerate(_REGISTRY[n].outputs)
+            if not o.endswith("_error")
+        )
+        out.append(Group(params, names, outputs))
+    return out
+
+
+def _domain(group: Group, param: str):
+    return _REGISTRY[group.names[0]].domains.get(param)
+
+
+def points(group: Group) -> tuple[np.ndarray, list[str]]:
+    """(n, len(params)) points and a label per row (``random`` or the special condition)."""
+    rng = np.random.default_rng([SEED, len(group.params), sum(map(ord, group.key))])
+    n = group.size
+    cols = []
+    for p in group.params:
+        dom = _domain(group, p)
+        if p in INTEGER_VALUES:
+            cols.append(rng.choice(INTEGER_VALUES[p], n))
+        elif dom is not None and dom.lower is None:  # any real number
+            cols.append(rng.uniform(-3.0, 3.0, n))
+        elif dom is not None and dom.upper == 1.0:  # a probability
+            cols.append(np.exp(rng.uniform(np.log(1e-9), np.log(0.3), n)))
+        else:
+            lo, hi = SCALES.get(p, OTHER_SCALE)
+            cols.append(np.exp(rng.uniform(np.log(lo), np.log(hi), n)))
+    x = np.stack(cols, 1)
+    labels = ["random"] * n
+    for row, point in enumerate(REGRESSIONS.get(group.key, ())):
+        x[row] = point
+        labels[row] = "regression"
+    special = []
+    for j, p in enumerate(group.params):
+        dom = _domain(group, p)
+        if p in INTEGER_VALUES or dom is None or dom.lower is None:
+            continue
+        if dom.upper == 1.0:
+            special.append((f"{p} = {SMALL_PROBABILITY:g}", {j: SMALL_PROBABILITY}))
+        elif dom.lower_inclusive:
+            special.append((f"{p} = {dom.lower:g} (edge)", {j: dom.lower}))
+    if {"a", "b"} <= set(group.params):
+        special.insert(0, ("a = b", {group.params.index("b"): None}))
+    if "d" in group.params and "n_syn" not in group.params:
+        special.append((f"d = {LARGE_D:g}", {group.params.index("d"): LARGE_D}))
+    # The special rows replace the last random rows (the finite-release groups keep 1 random).
+    special = special[: n - 1]
+    for row, (label, changes) in zip(range(n - len(special), n), special):
+        for j, value in changes.items():
+            x[row, j] = x[row, group.params.index("a")] if value is None else value
+        labels[row] = label
+    if "k" in group.params:  # d >= k
+        jd, jk = group.params.index("d"), group.params.index("k")
+        x[:, jd] = np.maximum(x[:, jd], x[:, jk])
+    return x, labels
+
+
+def at_lower_edge(group: Group, x: np.ndarray) -> np.ndarray:
+    """(n, len(params)) booleans: the parameter sits on the inclusive lower edge of its domain
+    (no central difference there)."""
+    out = np.zeros(x.shape, bool)
+    for j, p in enumerate(group.params):
+        dom = _domain(group, p)
+        if dom is not None and dom.lower is not None:
+            out[:, j] = x[:, j] <= dom.lower
+    return out
+
+
+def table() -> str:
+    """``docs/derivatives.md``: for every registered quantity, what it differentiates in."""
+    lines = [
+        "# Derivatives of the registered quantities",
+        "",
+        "Generated by `python tests/helpers/derivative_matrix.py` from the registry of",
+        "`fisherrdp.scan` and checked by `tests/test_derivatives.py`: every quantity in every",
+        "listed argument, `jax.jacfwd` and `jax.jacrev` under `jit` and `vmap`, first order,",
+        f"at {POINTS} points per group ({RELEASE_POINTS} for the finite-release kernels) spread",
+        "over each argument's range (random magnitudes, each lower edge of a domain, a = b,",
+        "d = 1e4, δ = 1e-12), equal to each other to 1e-12 and to central differences to",
+        "1e-8 of the largest derivative at the point (plus the difference's own error).",
+        "Quadrature error estimates (`*_error` outputs) are not differentiated.",
+        "",
+        "| quantity | differentiable in (forward and reverse) | not differentiated | at kinks |",
+        "|---|---|---|---|",
+    ]
+    for group in groups():
+        for name in group.names:
+            q = _REGISTRY[name]
+            smooth = [p for p in q.params if p not in INTEGER_VALUES]
+            integer = [f"`{p}` (an integer)" for p in q.params if p in INTEGER_VALUES]
+            kinks = [
+                f"{', '.join(f'`{p}`' for p in kinked)} at {label}: {reason}"
+                for (output, label), (kinked, reason) in KINKS.items()
+                if output[0] == name
+            ]
+            lines.append(
+                f"| `{q.source}` | {', '.join(f'`{p}`' for p in smooth)} | "
+                f"{', '.join(integer) or '—'} | {'; '.join(kinks) or '—'} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(table(), end="")

@@ -1,0 +1,124 @@
+"""Derivatives in both modes of every registered quantity (the derivative matrix).
+
+For each group of registered quantities with the same parameters
+(``tests/helpers/derivative_matrix.py``: outputs stacked, aliases once, ``*_error`` outputs
+left out), ``jax.jit(jax.vmap(jax.jacfwd(f)))`` and ``jax.jit(jax.vmap(jax.jacrev(f)))`` — one
+compiled program per group and mode — at points spread over each parameter's range (random
+magnitudes, every lower edge of a domain, ``a = b``, large ``d``, δ = 1e-12, and the points
+where a mode was once wrong), against Richardson central differences of the values
+(``tests/fixtures/derivatives.json``, made by ``tests/fixtures/make_derivative_fixtures.py``).
+
+Asserted, per group, wherever the value is finite (log I_v(0) = −inf for v > 0 has no
+derivative to test): no NaN in either mode; the two modes equal (to ``MODES_RTOL`` relative to
+the largest derivative of the output at that point, ±inf equal too: a one-sided derivative at a
+domain edge may be infinite, e.g. ∂_x log I_v(x) at x = 0); and where the point is inside the
+domain, both equal to the central differences to ``CD_RTOL`` relative to the largest derivative
+of that output at that point (its scale: a derivative that is 0 by symmetry, e.g. ∂_a renyi at
+a = b, is measured against its neighbours), plus 10× the central difference's own error
+estimate (Richardson's correction: a difference of values known to an absolute accuracy only,
+e.g. a hockey-stick δ of 1e-10, is no sharper than that). ``KINKS`` lists the points where a
+function is not differentiable and the derivative returned is a documented one-sided or
+conventional value: those entries are compared between modes only. The table of what
+differentiates in what, ``docs/derivatives.md``, is generated from the same lists
+(``python tests/helpers/derivative_matrix.py``) and must be current.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import numpy as np
+import pytest
+
+from helpers.derivative_matrix import KINKS, groups, points, table
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "fixtures", "derivatives.json")) as fh:
+    FIXTURE = json.load(fh)
+
+#: Modes against each other (relative to the output's largest derivative at the point).
+MODES_RTOL = 1e-12
+#: Against the central differences (relative to the output's largest derivative at the point).
+CD_RTOL = 1e-8
+#: A central difference whose error estimate exceeds this (relative to the scale) straddles a
+#: kink (e.g. theorem52_bound_printed at d ≈ 3, where its Fisher ratio becomes 1) or a
+#: cancellation: not a reference, not compared.
+UNRESOLVED = 1e-4
+GROUPS = {g.key: g for g in groups()}
+
+
+def _scaled_error(x, ref):
+    """max |x − ref| / max |ref| over each (point, output), over the finite entries."""
+    scale = np.nanmax(np.where(np.isfinite(ref), np.abs(ref), np.nan), axis=-1, keepdims=True)
+    scale = np.where(scale > 0, scale, 1.0)
+    both = np.isfinite(x) & np.isfinite(ref)
+    return np.where(both, np.abs(x - ref) / scale, 0.0)
+
+
+@pytest.fixture(scope="module", params=sorted(GROUPS))
+def derivatives(request):
+    group = GROUPS[request.param]
+    x, labels = points(group)
+    data = FIXTURE["groups"][group.key]
+    assert data["names"] == list(group.names) and data["labels"] == labels
+    np.testing.assert_array_equal(np.array(data["points"]), x)
+    f = group.function()
+    fwd = np.asarray(jax.jit(jax.vmap(jax.jacfwd(f)))(x))
+    rev = np.asarray(jax.jit(jax.vmap(jax.jacrev(f)))(x))
+    cd = np.array(data["central_differences"], dtype=float)  # null -> nan
+    cd_error = np.array(data["central_difference_errors"], dtype=float)
+    finite = np.isfinite(np.array(data["values"], dtype=float))[..., None]  # (n, outputs, 1)
+    cols = list(group.differentiated)
+    fwd, rev, cd, cd_error = (a[..., cols] for a in (fwd, rev, cd, cd_error))
+    # Reverse mode of a stacked function: where one output is infinite at a point, its
+    # cotangent 0 meets an infinite partial (0 · inf) in the others' backward pass; a user's
+    # grad of that output alone has no such term. Reverse-mode entries are tested at the points
+    # where every output of the group is finite.
+    finite_rev = np.broadcast_to(finite.all(axis=1, keepdims=True), fwd.shape)
+    finite = np.broadcast_to(finite, fwd.shape)
+    cd = np.where(finite, cd, np.nan)
+    params = [group.params[c] for c in cols]
+    for (output, label), (kinked, _) in KINKS.items():
+        if output in group.outputs:
+            o = group.outputs.index(output)
+            for i in (i for i, lab in enumerate(labels) if lab == label):
+                for p in kinked:
+                    cd[i, o, params.index(p)] = np.nan
+    return group, labels, params, (finite, finite_rev), fwd, rev, cd, cd_error
+
+
+def test_no_nan_in_either_mode(derivatives):
+    group, labels, params, (finite, finite_rev), fwd, rev, _, _ = derivatives
+    for name, d, tested in (("jacfwd", fwd, finite), ("jacrev", rev, finite_rev)):
+        bad = np.argwhere(np.isnan(d) & tested)
+        assert bad.size == 0, [(name, labels[i], group.outputs[o], params[p])
+                               for i, o, p in bad[:10]]
+
+
+def test_modes_agree(derivatives):
+    group, labels, params, (_, finite_rev), fwd, rev, _, _ = derivatives
+    np.testing.assert_array_equal(np.isinf(fwd) & finite_rev, np.isinf(rev) & finite_rev)
+    err = np.where(finite_rev, _scaled_error(fwd, rev), 0.0)
+    i, o, p = np.unravel_index(np.argmax(err), err.shape)
+    assert err.max() <= MODES_RTOL, (err.max(), labels[i], group.outputs[o], params[p])
+
+
+def test_both_modes_equal_central_differences(derivatives):
+    group, labels, params, (_, finite_rev), fwd, rev, cd, cd_error = derivatives
+    scale = np.nanmax(np.abs(cd), axis=-1, keepdims=True)
+    inside = np.isfinite(cd) & (cd_error <= UNRESOLVED * scale)
+    assert inside.sum() >= 0.5 * inside.size  # most entries are compared
+    assert np.all(np.isfinite(fwd[inside])), "finite difference, infinite derivative"
+    allowed = CD_RTOL * np.where(scale > 0, scale, 1.0) + 10.0 * cd_error
+    for mode, d, tested in (("jacfwd", fwd, inside), ("jacrev", rev, inside & finite_rev)):
+        excess = np.where(tested, np.abs(d - cd) / allowed, 0.0)
+        i, o, p = np.unravel_index(np.argmax(excess), excess.shape)
+        assert excess.max() <= 1.0, (mode, excess.max(), labels[i], group.outputs[o], params[p],
+                                     d[i, o, p], cd[i, o, p], cd_error[i, o, p])
+
+
+def test_the_table_of_derivatives_is_current():
+    with open(os.path.join(os.path.dirname(HERE), "docs", "derivatives.md")) as fh:
+        assert fh.read() == table(), "regenerate: python tests/helpers/derivative_matrix.py"
