@@ -25,6 +25,7 @@ differentiates in what, ``docs/derivatives.md``, is generated from the same list
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
@@ -32,7 +33,10 @@ import jax
 import numpy as np
 import pytest
 
+from helpers import derivative_matrix
 from helpers.derivative_matrix import KINKS, groups, points, table
+
+from fisherrdp._src.scan.engine import exported_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "fixtures", "derivatives.json")) as fh:
@@ -57,6 +61,19 @@ def _scaled_error(x, ref):
     return np.where(both, np.abs(x - ref) / scale, 0.0)
 
 
+with open(derivative_matrix.__file__, "rb") as fh:
+    MATRIX_SOURCE = hashlib.sha256(fh.read()).hexdigest()
+
+
+def _program(group, mode, x):
+    """``jit(vmap(mode(f)))`` for the group; its traced program kept on disk next to the
+    compilation cache (tracing the reverse pass of a quadrature costs more than running it)."""
+    program = jax.jit(jax.vmap(mode(group.function())))
+    spec = [jax.ShapeDtypeStruct(x.shape, x.dtype)]
+    name = f"{group.function().__name__}_{mode.__name__}"
+    return exported_program(program, spec, (MATRIX_SOURCE, name), name=name) or program
+
+
 @pytest.fixture(scope="module", params=sorted(GROUPS))
 def derivatives(request):
     group = GROUPS[request.param]
@@ -64,9 +81,7 @@ def derivatives(request):
     data = FIXTURE["groups"][group.key]
     assert data["names"] == list(group.names) and data["labels"] == labels
     np.testing.assert_array_equal(np.array(data["points"]), x)
-    f = group.function()
-    fwd = np.asarray(jax.jit(jax.vmap(jax.jacfwd(f)))(x))
-    rev = np.asarray(jax.jit(jax.vmap(jax.jacrev(f)))(x))
+    fwd, rev = (np.asarray(_program(group, mode, x)(x)) for mode in (jax.jacfwd, jax.jacrev))
     cd = np.array(data["central_differences"], dtype=float)  # null -> nan
     cd_error = np.array(data["central_difference_errors"], dtype=float)
     finite = np.isfinite(np.array(data["values"], dtype=float))[..., None]  # (n, outputs, 1)

@@ -236,42 +236,60 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
         dtypes: The inputs' dtypes.
     """
     kernel = sharded_kernel(fn, static)
-    cache = jax.config.jax_compilation_cache_dir
     module = getattr(fn, "__module__", None) or ""
     qualname = getattr(fn, "__qualname__", None) or "<unknown>"
-    if not cache or not module.startswith("fisherrdp.") or "<" in qualname:
+    if not module.startswith("fisherrdp.") or "<" in qualname:
         return kernel
+    dtypes = tuple(np.dtype(d) for d in dtypes)
+    identity = (module, qualname, static, [str(d) for d in local_mesh().devices.flat])
+    args = [jax.ShapeDtypeStruct((size,), d) for d in dtypes]
+    name = getattr(fn, "__name__", "kernel")
+    return exported_program(kernel, args, identity, name=name) or kernel
+
+
+def exported_program(
+    jitted: Callable, args: list, identity: Hashable, *, name: str
+) -> Callable | None:
+    """``jitted`` at the shapes ``args`` as a program serialized with :mod:`jax.export` in
+    ``<jax cache>/exported/<source hash>/``, traced once and deserialized by later processes.
+
+    The key is ``identity`` (what names the function: module, qualified name, static
+    arguments, devices, and the source of any code outside fisherrdp that it runs), the
+    shapes and dtypes of ``args``, fisherrdp's source, the JAX version and the JAX settings
+    that change a traced program (x64, default matmul precision, dtype promotion). Returns
+    ``None`` where there is no persistent cache or the program cannot be exported.
+    """
+    cache = jax.config.jax_compilation_cache_dir
+    if not cache:
+        return None
     import hashlib
     import pathlib
 
     from jax import export
 
-    dtypes = tuple(np.dtype(d) for d in dtypes)
-    identity = repr((module, qualname, static, size, tuple(d.str for d in dtypes),
-                     [str(d) for d in local_mesh().devices.flat], jax.__version__,
-                     bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
-                     jax.config.jax_numpy_dtype_promotion, _package_hash()))
+    key = repr((identity, [(a.shape, np.dtype(a.dtype).str) for a in args], jax.__version__,
+                bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
+                jax.config.jax_numpy_dtype_promotion, _package_hash()))
     # One folder per fisherrdp source (a few MB for every program of the test suite): those of
     # older versions are never read again, and can be deleted.
     path = (pathlib.Path(cache) / "exported" / _package_hash()[:16]
-            / f"{getattr(fn, '__name__', 'fn')}-{hashlib.sha256(identity.encode()).hexdigest()}")
+            / f"{name}-{hashlib.sha256(key.encode()).hexdigest()}")
     try:
         exported = export.deserialize(bytearray(path.read_bytes()))
     except Exception:  # noqa: BLE001 - none yet (or unreadable): trace, and keep it
         try:
-            args = [jax.ShapeDtypeStruct((size,), d) for d in dtypes]
-            exported = export.export(kernel)(*args)
+            exported = export.export(jitted)(*args)
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             partial.write_bytes(exported.serialize())
             partial.replace(path)  # atomic: a concurrent reader sees all of it or nothing
         except Exception:  # noqa: BLE001 - not exportable here: trace as usual
-            return kernel
+            return None
 
     def call(*arrays):
         return exported.call(*arrays)
 
-    call.__name__ = call.__qualname__ = getattr(fn, "__name__", "kernel")
+    call.__name__ = call.__qualname__ = name
     return jax.jit(call)
 
 
