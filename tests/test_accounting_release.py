@@ -379,6 +379,13 @@ def test_calibrate_sigma(accuracy):
     assert gaussian_privacy_profile(1.0, 0.1, cal.sigma_model) == pytest.approx(1e-5, rel=1e-9)
 
 
+def test_calibrate_sigma_stops_where_no_noise_scale_meets_the_target():
+    """Regression: a δ below the profiles' floor of 1e-300 left the bracketing loop running
+    forever; the search for σ is capped at e^200 times the sensitivity and says so."""
+    with pytest.raises(ValueError, match="no noise scale"):
+        calibrate_sigma(1.0, 1e-305, d=100, k=1, C=1.0, sensitivity=0.1)
+
+
 def test_calibrate_sigma_k_above_one():
     cal = calibrate_sigma(1.0, 1e-5, d=100, k=2, C=1.0, sensitivity=0.1)
     assert cal.sigma <= cal.sigma_model * (1 + 1e-12)

@@ -29,6 +29,8 @@ from fisherrdp._src.validation import check_concrete
 __all__ = ["gaussian_epsilon", "gaussian_privacy_profile", "gaussian_rdp", "rdp_to_dp"]
 
 _METHODS = ("balle2020", "mironov")
+#: Doublings of ε that bracket the ε of a δ (from max(1, (Δ/σ)²): 2^64 times that at most).
+BRACKET_DOUBLINGS = 64
 
 
 def _as_output(x: np.ndarray):
@@ -262,8 +264,15 @@ def _epsilon_scalar(log_delta: float, a: float, rtol: float) -> float:
         return float(_log_profile(np.array(e), np.array(a))) - log_delta
 
     hi = max(1.0, a * a)
-    while f(hi) > 0.0:
+    for _ in range(BRACKET_DOUBLINGS):
+        if not f(hi) > 0.0:
+            break
         hi *= 2.0
+    else:
+        raise ValueError(
+            f"gaussian_epsilon: no eps <= {hi:g} has a privacy profile <= delta (sensitivity/sigma"
+            f" = {a:g}); delta must be in (0, 1) and sensitivity/sigma finite"
+        )
     return float(optimize.brentq(f, 0.0, hi, xtol=1e-300, rtol=rtol, maxiter=500))
 
 

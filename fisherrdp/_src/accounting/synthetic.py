@@ -74,6 +74,8 @@ FINITE_CHUNK = 4
 FINITE_SCAN_CHUNK = 32
 #: Relative accuracy of the inversions (ε from δ, σ from a target).
 RTOL = 1e-12
+#: calibrate_sigma's search for log σ stays within this of its start (σ within e^±200).
+SIGMA_BRACKET = 200.0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -615,14 +617,20 @@ def calibrate_sigma(
 
 
 def _solve_decreasing(f, start: float, *, upper: float | None = None) -> float:
-    """Root of a non-increasing function of log σ: bracket by steps of log 2, then Brent."""
+    """Root of a non-increasing function of log σ: bracket by steps of log 2 (at most
+    ``SIGMA_BRACKET`` from ``start``: σ within a factor e^200), then Brent."""
     lo = hi = start
     if upper is None:
         while f(hi) > 0.0:
             hi += math.log(4.0)
+            if hi > start + SIGMA_BRACKET:
+                raise ValueError(
+                    "calibrate_sigma: no noise scale up to e^200 times the sensitivity meets the "
+                    "target (a target_delta below 1e-300 cannot be resolved)"
+                )
     lo = hi - math.log(2.0)
     while f(lo) <= 0.0:
         lo -= math.log(2.0)
-        if lo < hi - 200.0:
+        if lo < hi - SIGMA_BRACKET:
             raise RuntimeError("calibrate_sigma: the target is met for every noise scale tried")
     return optimize.brentq(f, lo, hi, xtol=1e-14, rtol=RTOL)
