@@ -142,3 +142,17 @@ def test_both_modes_equal_central_differences(derivatives):
 def test_the_table_of_derivatives_is_current():
     with open(os.path.join(os.path.dirname(HERE), "docs", "derivatives.md")) as fh:
         assert fh.read() == table(), "regenerate: python tests/helpers/derivative_matrix.py"
+
+
+@pytest.mark.parametrize("argument", ["v", "theta"])
+def test_the_exact_wishart_path_fisher_says_it_is_not_differentiable(argument):
+    """wishart_path_fisher_exact reduces the path in NumPy: under jax.grad it raises a
+    ValueError naming the traced argument (docs/derivatives.md), never a JAX internal error."""
+    from fisherrdp.fisher import wishart_path_fisher_exact
+
+    v = np.array([[2.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    w = np.array([[1.5, 0.0], [0.0, 0.5], [0.3, 0.0]])
+    call = {"v": lambda x: wishart_path_fisher_exact(x, w, 0.5).sum(),
+            "theta": lambda t: wishart_path_fisher_exact(v, w, t)}[argument]
+    with pytest.raises(ValueError, match=f"'{argument}'"):
+        jax.grad(call)(v if argument == "v" else 0.5)

@@ -178,6 +178,23 @@ def at_lower_edge(group: Group, x: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Differentiable public functions outside the registry (not elementwise): what they
+#: differentiate in, and the test that holds it.
+OUTSIDE_REGISTRY = (
+    ("fisherrdp.special.log_hyp0f1_matrix", "`b`, `X` (a `custom_jvp` on the eigenvalues)",
+     "forward and reverse",
+     "`tests/test_hyp0f1_matrix.py` (`check_grads`: both modes at k = 2; k = 3 forward: slow)"),
+    ("fisherrdp.divergences.renyi_ncwishart_gram", "`alpha`, `d`, the two Gram matrices "
+     "(a `custom_jvp` of the k = 2 series)", "forward and reverse",
+     "`tests/test_renyi_wishart.py` (slow: 87 s warm)"),
+    ("fisherrdp.divergences.renyi_ncwishart", "`alpha`, `d`, `v`, `w`", "forward and reverse",
+     "`tests/test_renyi_wishart.py` (slow)"),
+    ("fisherrdp.fisher.wishart_path_fisher_exact", "none: the path reduction runs in NumPy, a "
+     "traced `v`, `w` or `theta` raises a ValueError naming it", "—",
+     "`tests/test_derivatives.py`"),
+)
+
+
 def table() -> str:
     """``docs/derivatives.md``: for every registered quantity, what it differentiates in."""
     lines = [
@@ -209,6 +226,15 @@ def table() -> str:
                 f"| `{q.source}` | {', '.join(f'`{p}`' for p in smooth)} | "
                 f"{', '.join(integer) or '—'} | {'; '.join(kinks) or '—'} |"
             )
+    lines += [
+        "",
+        "Outside the registry (functions of matrices, not elementwise):",
+        "",
+        "| function | differentiable in | modes | checked by |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| `{name}` | {args} | {modes} | {test} |"
+              for name, args, modes, test in OUTSIDE_REGISTRY]
     return "\n".join(lines) + "\n"
 
 
