@@ -150,7 +150,6 @@ def test_path_bound_gradient_in_a_matches_finite_differences():
     np.testing.assert_allclose(g, fd, rtol=1e-7)
 
 
-
 @pytest.mark.parametrize(
     "kwargs, name",
     [

@@ -2,8 +2,9 @@
 
 Shared by ``tests/test_derivatives.py`` and the script that makes its fixture
 (``tests/fixtures/make_derivative_fixtures.py``). Quantities with the same parameter names are
-one *group*: their outputs are stacked into one vector-valued function, so that each group is
-one compiled program per mode (``jit(vmap(jacfwd))``, ``jit(vmap(jacrev))``). Aliases (two
+one *group*: their outputs are stacked into one vector-valued function (reverse mode takes
+each function's Jacobian on its own, in the same program), so that each group is one compiled
+program per mode (``jit(vmap(jacfwd))``, ``jit(vmap(jacrev))``). Aliases (two
 names, one function) are tested once; outputs named ``*_error`` (quadrature error estimates)
 are not derivatives' business and are left out.
 
@@ -22,7 +23,7 @@ import dataclasses
 import jax.numpy as jnp
 import numpy as np
 
-from fisherrdp._src.scan.quantities import _REGISTRY
+from fisherrdp._src.scan.quantities import quantities, resolve
 
 #: Points per group, and per finite-release group.
 POINTS = 12
@@ -79,18 +80,26 @@ class Group:
     def differentiated(self) -> tuple[int, ...]:
         return tuple(i for i, p in enumerate(self.params) if p not in INTEGER_VALUES)
 
+    def parts(self) -> list:
+        """Per function of the group: p ↦ its differentiated outputs at the point p (1-D)."""
+
+        def part(q):
+            def outputs(p):
+                out = q.fn(*(p[i] for i in range(len(self.params))))
+                out = out if isinstance(out, tuple) else (out,)
+                return jnp.stack([o for o, name in zip(out, q.outputs)
+                                  if not name.endswith("_error")])
+
+            return outputs
+
+        return [part(resolve(n)) for n in self.names]
+
     def function(self):
         """p ↦ the stacked outputs of every function of the group at the point p (1-D)."""
-        quantities = [_REGISTRY[n] for n in self.names]
+        parts = self.parts()
 
         def stacked(p):
-            args = [p[i] for i in range(len(self.params))]
-            values = []
-            for q in quantities:
-                out = q.fn(*args)
-                out = out if isinstance(out, tuple) else (out,)
-                values += [o for o, name in zip(out, q.outputs) if not name.endswith("_error")]
-            return jnp.stack(values)
+            return jnp.concatenate([part(p) for part in parts])
 
         stacked.__name__ = "matrix_" + "_".join(self.params)
         return stacked
@@ -102,15 +111,15 @@ class Group:
 
 def groups() -> list[Group]:
     by_params: dict[tuple[str, ...], dict] = {}
-    for name in sorted(_REGISTRY):
-        q = _REGISTRY[name]
+    for name in quantities():  # sorted by name
+        q = resolve(name)
         functions = by_params.setdefault(q.params, {})
         functions.setdefault(q.fn, name)  # the first name (sorted) of each function
     out = []
     for params, functions in sorted(by_params.items()):
         names = tuple(sorted(functions.values()))
         outputs = tuple(
-            (n, i) for n in names for i, o in enumerate(_REGISTRY[n].outputs)
+            (n, i) for n in names for i, o in enumerate(resolve(n).outputs)
             if not o.endswith("_error")
         )
         out.append(Group(params, names, outputs))
@@ -118,7 +127,7 @@ def groups() -> list[Group]:
 
 
 def _domain(group: Group, param: str):
-    return _REGISTRY[group.names[0]].domains.get(param)
+    return resolve(group.names[0]).domains.get(param)
 
 
 def points(group: Group) -> tuple[np.ndarray, list[str]]:
@@ -214,7 +223,7 @@ def table() -> str:
     ]
     for group in groups():
         for name in group.names:
-            q = _REGISTRY[name]
+            q = resolve(name)
             smooth = [p for p in q.params if p not in INTEGER_VALUES]
             integer = [f"`{p}` (an integer)" for p in q.params if p in INTEGER_VALUES]
             kinks = [

@@ -248,7 +248,7 @@ def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLik
 
 
 @jax.custom_jvp
-def _epsilon_for_delta_search(delta, d, a, b):
+def _epsilon_for_delta(delta, d, a, b):
     """Smallest ε ≥ 0 with profile(ε) ≤ δ: from ε = 0 (which ends it if profile(0) ≤ δ),
     up to EPS_DOUBLINGS steps ε = 1, 2, 4, … bracket it, then EPS_STEPS safeguarded Newton
     steps on log profile(ε) − log δ (slope
@@ -277,14 +277,14 @@ def _epsilon_for_delta_search(delta, d, a, b):
     return eps
 
 
-@_epsilon_for_delta_search.defjvp
+@_epsilon_for_delta.defjvp
 def _epsilon_for_delta_jvp(primals, tangents):
     """Implicit-function rule: where ε > 0, profile(ε; d, a, b) = δ, so
     dε = (dδ − ∂_{d,a,b} profile · (dd, da, db)) / ∂_ε profile; where ε = 0 (profile(0) < δ,
     an open set of inputs) ε is locally constant and dε = 0."""
     delta, d, a, b = primals
     t_delta, t_d, t_a, t_b = tangents
-    eps = _epsilon_for_delta_search(delta, d, a, b)
+    eps = _epsilon_for_delta(delta, d, a, b)
     (_, slope), (t_profile, _) = jax.jvp(
         lambda d, a, b: _profile_and_slope(eps, d, a, b), (d, a, b), (t_d, t_a, t_b)
     )
@@ -293,8 +293,7 @@ def _epsilon_for_delta_jvp(primals, tangents):
     return eps, jnp.where(moving, t_eps, 0.0)
 
 
-_epsilon_for_delta = jax.jit(_epsilon_for_delta_search)
-_epsilon_for_delta.__name__ = "_epsilon_for_delta"
+_epsilon_for_delta_jit = jax.jit(_epsilon_for_delta)
 
 
 def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
@@ -339,4 +338,4 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     check_concrete("d", d, lower=1.0)
     check_concrete("a", a, lower=0.0)
     check_concrete("b", b, lower=0.0)
-    return map_bucketed(_epsilon_for_delta, *as_float_arrays(delta, d, a, b))[0]
+    return map_bucketed(_epsilon_for_delta_jit, *as_float_arrays(delta, d, a, b))[0]

@@ -356,13 +356,7 @@ def _log_ive_and_0f1_jvp(primals, tangents):
 @jax.jit
 def _bessel_ratio(v: jax.Array, x: jax.Array) -> jax.Array:
     at_inf, x = _finite(x)
-    # x = 0 by the leading term R_v(x) = x/(2v + 2) + O(x³) (double where: the regime
-    # formulas' reverse pass is NaN there), which also gives the derivative 1/(2v + 2).
-    positive = x > 0.0
-    x_safe = jnp.where(positive, x, 1.0)
-    ratio = jnp.where(positive, _ratio_and_log_0f1(v, x_safe, 0.25 * x_safe * x_safe)[0],
-                      x / (2.0 * v + 2.0))
-    ratio = jnp.where(at_inf, 1.0, ratio)
+    ratio = jnp.where(at_inf, 1.0, _ratio_and_log_0f1(v, x, 0.25 * x * x)[0])
     return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, ratio)
 
 
