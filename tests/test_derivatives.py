@@ -25,20 +25,21 @@ differentiates in what, ``docs/derivatives.md``, is generated from the same list
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import pathlib
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
-
-from helpers import derivative_matrix
-from helpers.derivative_matrix import KINKS, groups, points, table
-
-from fisherrdp._src.scan.engine import exported_program
+from helpers import snapshot
+from helpers.derivative_matrix import (
+    KINKS,
+    forward_program,
+    groups,
+    points,
+    reverse_program,
+    table,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "fixtures", "derivatives.json")) as fh:
@@ -53,6 +54,7 @@ CD_RTOL = 1e-8
 #: cancellation: not a reference, not compared.
 UNRESOLVED = 1e-4
 GROUPS = {g.key: g for g in groups()}
+SNAPSHOT = snapshot.load()
 
 
 def _largest(x):
@@ -68,31 +70,6 @@ def _scaled_error(x, ref):
     return np.abs(np.where(both, x, 0.0) - np.where(both, ref, 0.0)) / scale
 
 
-#: The source of the programs below (this file and the matrix's), in their key on disk.
-MATRIX_SOURCE = hashlib.sha256(
-    b"".join(pathlib.Path(f).read_bytes() for f in (__file__, derivative_matrix.__file__))
-).hexdigest()
-
-
-def _program(group, mode, x):
-    """``jit(vmap(mode(f)))`` for the group, its traced program kept on disk next to the
-    compilation cache (tracing the reverse pass of a quadrature costs more than running it).
-
-    Reverse mode differentiates each function of the group on its own (in the one program):
-    through the stacked function, one output's cotangent 0 would meet another's infinite
-    partial (log I_v(0) = −inf beside bessel_ratio) as 0 · inf, which no user's grad has.
-    """
-    if mode is jax.jacrev:
-        parts = [jax.jacrev(part) for part in group.parts()]
-        transformed = lambda p: jnp.concatenate([jac(p) for jac in parts])  # noqa: E731
-    else:
-        transformed = mode(group.function())
-    program = jax.jit(jax.vmap(transformed))
-    spec = [jax.ShapeDtypeStruct(x.shape, x.dtype)]
-    name = f"{group.function().__name__}_{mode.__name__}"
-    return exported_program(program, spec, (MATRIX_SOURCE, name), name=name) or program
-
-
 @pytest.fixture(scope="module", params=sorted(GROUPS))
 def derivatives(request):
     group = GROUPS[request.param]
@@ -100,7 +77,8 @@ def derivatives(request):
     data = FIXTURE["groups"][group.key]
     assert data["names"] == list(group.names) and data["labels"] == labels
     np.testing.assert_array_equal(np.array(data["points"]), x)
-    fwd, rev = (np.asarray(_program(group, mode, x)(x)) for mode in (jax.jacfwd, jax.jacrev))
+    fwd, values = (np.asarray(a) for a in forward_program(group, x)(x))
+    rev = np.asarray(reverse_program(group, x)(x))
     cd = np.array(data["central_differences"], dtype=float)  # null -> nan
     cd_error = np.array(data["central_difference_errors"], dtype=float)
     finite = np.isfinite(np.array(data["values"], dtype=float))[..., None]  # (n, outputs, 1)
@@ -115,11 +93,11 @@ def derivatives(request):
             for i in (i for i, lab in enumerate(labels) if lab == label):
                 for p in kinked:
                     cd[i, o, params.index(p)] = np.nan
-    return group, labels, params, finite, fwd, rev, cd, cd_error
+    return group, labels, params, finite, fwd, rev, cd, cd_error, values
 
 
 def test_no_nan_in_either_mode(derivatives):
-    group, labels, params, finite, fwd, rev, _, _ = derivatives
+    group, labels, params, finite, fwd, rev, _, _, _ = derivatives
     for name, d in (("jacfwd", fwd), ("jacrev", rev)):
         bad = np.argwhere(np.isnan(d) & finite)
         assert bad.size == 0, [(name, labels[i], group.outputs[o], params[p])
@@ -127,7 +105,7 @@ def test_no_nan_in_either_mode(derivatives):
 
 
 def test_modes_agree(derivatives):
-    group, labels, params, finite, fwd, rev, _, _ = derivatives
+    group, labels, params, finite, fwd, rev, _, _, _ = derivatives
     np.testing.assert_array_equal(np.isinf(fwd) & finite, np.isinf(rev) & finite)
     err = np.where(finite, _scaled_error(fwd, rev), 0.0)
     i, o, p = np.unravel_index(np.argmax(err), err.shape)
@@ -135,7 +113,7 @@ def test_modes_agree(derivatives):
 
 
 def test_both_modes_equal_central_differences(derivatives):
-    group, labels, params, _, fwd, rev, cd, cd_error = derivatives
+    group, labels, params, _, fwd, rev, cd, cd_error, _ = derivatives
     scale = _largest(cd)
     inside = np.isfinite(cd) & (cd_error <= UNRESOLVED * scale)
     assert inside.sum() >= 0.5 * inside.size  # most entries are compared
@@ -146,6 +124,17 @@ def test_both_modes_equal_central_differences(derivatives):
         i, o, p = np.unravel_index(np.argmax(excess), excess.shape)
         assert excess.max() <= 1.0, (mode, excess.max(), labels[i], group.outputs[o], params[p],
                                      d[i, o, p], cd[i, o, p], cd_error[i, o, p])
+
+
+def test_values_are_the_snapshot(derivatives):
+    """The values at the matrix's points, bit for bit as recorded in the snapshot
+    (``tests/fixtures/make_snapshot.py``): a change meant to move code, not numbers, moves none."""
+    group, values = derivatives[0], derivatives[-1]
+    recorded = SNAPSHOT["matrix"].get(group.key)
+    if SNAPSHOT["machine"] != snapshot.machine():
+        pytest.skip(f"snapshot recorded on {SNAPSHOT['machine']}: bits not comparable here")
+    lines = snapshot.differences(group.key, recorded, snapshot.encode(values))
+    assert not lines, "\n".join(lines[:20])
 
 
 def test_the_table_of_derivatives_is_current():

@@ -19,10 +19,14 @@ rows are ``REGRESSIONS``, points where a mode was once wrong.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import pathlib
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from fisherrdp._src.scan.engine import exported_program
 from fisherrdp._src.scan.quantities import quantities, resolve
 
 #: Points per group, and per finite-release group.
@@ -249,3 +253,33 @@ def table() -> str:
 
 if __name__ == "__main__":
     print(table(), end="")
+
+
+#: The source of the matrix's programs (this file), in their key on disk.
+MATRIX_SOURCE = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
+
+
+def _stored(group: Group, transformed, mode: str, x: np.ndarray):
+    """``jit(vmap(transformed))``, its traced program kept on disk next to the compilation
+    cache (tracing the reverse pass of a quadrature costs more than running it)."""
+    program = jax.jit(jax.vmap(transformed))
+    spec = [jax.ShapeDtypeStruct(x.shape, x.dtype)]
+    name = f"{group.function().__name__}_{mode}"
+    return exported_program(program, spec, (MATRIX_SOURCE, name), name=name) or program
+
+
+def forward_program(group: Group, x: np.ndarray):
+    """x ↦ (Jacobians, values): ``jacfwd`` of the group's stacked function at each point,
+    with the values as a by-product (they are the snapshot's, ``tests/fixtures/snapshot.json``)."""
+    f = group.function()
+    return _stored(group, jax.jacfwd(lambda p: (f(p), f(p)), has_aux=True), "jacfwd", x)
+
+
+def reverse_program(group: Group, x: np.ndarray):
+    """x ↦ Jacobians: ``jacrev`` of each function of the group on its own, in one program.
+
+    Through the stacked function, one output's cotangent 0 would meet another's infinite
+    partial (log I_v(0) = −inf beside bessel_ratio) as 0 · inf, which no user's grad has.
+    """
+    parts = [jax.jacrev(part) for part in group.parts()]
+    return _stored(group, lambda p: jnp.concatenate([jac(p) for jac in parts]), "jacrev", x)
