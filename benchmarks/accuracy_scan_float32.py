@@ -77,7 +77,7 @@ sys.path.insert(0, REPO_ROOT)
 import jax  # noqa: E402
 
 import fisherrdp  # noqa: E402,F401  (turns on x64)
-from fisherrdp._src.scan.quantities import resolve  # noqa: E402
+from fisherrdp._src.scan.registry import resolve  # noqa: E402
 from fisherrdp.scan import points, quantities, scan  # noqa: E402
 
 EPS32 = float(np.finfo(np.float32).eps)

@@ -160,6 +160,7 @@ def _axes(params, grid):
 def _first_points(grid, dims, shape, m):
     """The first ``m`` points of the cartesian grid (C order) as ``fisherrdp.scan.points``."""
     import numpy as np
+
     from fisherrdp.scan import points
 
     index = np.unravel_index(np.arange(m), shape)
@@ -183,8 +184,9 @@ def measure_quantity(name, grid, dtype, repeats, chunk, share_s, deadline, say):
     """
     import jax
     import numpy as np
+
     from fisherrdp._src.scan.api import default_chunk
-    from fisherrdp._src.scan.quantities import resolve
+    from fisherrdp._src.scan.registry import resolve
     from fisherrdp.scan import scan
 
     q = resolve(name)
@@ -279,6 +281,7 @@ def measure_quantity(name, grid, dtype, repeats, chunk, share_s, deadline, say):
 def measure_naive_fisher(grid, m, dtype, repeats, scan_values) -> dict:
     """One eager call of the public ``ncx2_amplitude_fisher`` on the first ``m`` grid points."""
     import numpy as np
+
     from fisherrdp.fisher import ncx2_amplitude_fisher
 
     dims = ["d", "theta"]

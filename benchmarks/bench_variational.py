@@ -145,7 +145,7 @@ def _log_release_k1(key, d, n_syn, norm):
     import jax
     import jax.numpy as jnp
 
-    from fisherrdp._src.random import chi2, log_gamma
+    from fisherrdp._src.core.random import chi2, log_gamma
 
     k1, k2, k3 = jax.random.split(key, 3)
     y = (norm + jax.random.normal(k1, (M,))) ** 2 + chi2(k2, d - 1.0, (M,))
@@ -182,7 +182,7 @@ def ncx2_amplitude(key, theta, n, d):
     import jax
     import jax.numpy as jnp
 
-    from fisherrdp._src.random import chi2
+    from fisherrdp._src.core.random import chi2
 
     k1, k2 = jax.random.split(key)
     y = (theta + jax.random.normal(k1, (n,))) ** 2 + chi2(k2, d - 1.0, (n,))

@@ -73,7 +73,7 @@ def bench_hyp0f1(ks, n, runs, ref_points, max_eig, seed) -> list[dict]:
     import mpmath as mp
 
     import fisherrdp.special as fs
-    from fisherrdp._src.special.hyp0f1_matrix import _truncation
+    from fisherrdp._src.special.hyp0f1_matrix import series_truncation
 
     mp.mp.dps = 40
     rng = np.random.default_rng(seed)
@@ -96,7 +96,7 @@ def bench_hyp0f1(ks, n, runs, ref_points, max_eig, seed) -> list[dict]:
         ours = statistics.median(times) / n
         m = min(ref_points, n)
         eigs = np.linalg.eigvalsh(X[:m])
-        size = _truncation(np.full(m, b), eigs, k, np.float64)
+        size = series_truncation(np.full(m, b), eigs, k, np.float64)
         start = time.perf_counter()
         worst = 0.0
         for i in range(m):

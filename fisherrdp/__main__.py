@@ -2,7 +2,7 @@
 
 import sys
 
-from fisherrdp._src.cli import main
+from fisherrdp._src.commands.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,7 +12,7 @@
 * :func:`hockey_stick` for discrete distributions, and amplification by subsampling
   (Balle, Barthe & Gaboardi 2018): :func:`amplify_by_subsampling`, :func:`amplify_profile`.
 
-Implementation: :mod:`fisherrdp._src.accounting`; the mathematics: ``../shared/notes/MATH.md`` §5.
+Implementation: :mod:`fisherrdp._src.accounting`; the mathematics: ``docs/math/accountant.md``.
 """
 
 from fisherrdp._src.accounting.conversions import (

@@ -4,10 +4,10 @@
 ``StatementResult`` per statement (points, violations beyond numerical error, tightest slack and
 where). k = 1 statements are exact; Theorems 5.3 and 5.4 (k > 1) are checked against Monte
 Carlo estimates on ``Grid.wishart`` (a ``WishartGrid``). Implementation, the statements and
-their numerical allowances: :mod:`fisherrdp._src.checks`.
+their numerical allowances: :mod:`fisherrdp._src.checks.statements`.
 """
 
-from fisherrdp._src.checks import (
+from fisherrdp._src.checks.statements import (
     STATEMENTS,
     Grid,
     Statement,

@@ -16,7 +16,7 @@ exact ``renyi_ncwishart(alpha, d, v, w)`` and ``renyi_ncwishart_gram(alpha, d, o
 (3-D cubature, relative error below 1e-8; notes: :mod:`fisherrdp._src.divergences.renyi_wishart`).
 """
 
-from fisherrdp._src.bounds import gaussian_renyi
+from fisherrdp._src.bounds.renyi_envelopes import gaussian_renyi
 from fisherrdp._src.divergences.hockey_stick import (
     epsilon_for_delta_ncx2,
     hockey_stick_ncx2,

@@ -20,7 +20,7 @@ Example:
 
 from fisherrdp._src.scan.api import ScanResult, barrier, load, scan
 from fisherrdp._src.scan.grid import Points, points
-from fisherrdp._src.scan.quantities import Domain, Quantity, quantities, register
+from fisherrdp._src.scan.registry import Domain, Quantity, quantities, register
 
 __all__ = [
     "Domain",

@@ -26,7 +26,7 @@ jax.config.update("jax_enable_x64", True)
 # CPU's features, so the folder's name carries a fingerprint of them (an XLA:CPU program
 # compiled for one processor may not run on another).
 #
-# The cache is turned on by fisherrdp's import, exactly as for a user (fisherrdp/_src/config.py):
+# The cache is turned on by fisherrdp's import, exactly as for a user (fisherrdp/_src/core/config.py):
 # the workers and every process the tests start (CLI commands, scan workers, benchmark children)
 # inherit FISHERRDP_CACHE_DIR, so all of them use one cache with the same settings, and no test
 # writes to the user's own cache. It is unbounded (FISHERRDP_CACHE_MAX_BYTES=-1): JAX's bounded
@@ -77,8 +77,9 @@ if _cache:
 else:
     os.environ["FISHERRDP_NO_CACHE"] = "1"
 
-import fisherrdp  # noqa: F401  (turns the cache on, and float64)
 from helpers.compile_census import pytest_configure  # noqa: E402,F401  (FISHERRDP_CENSUS=DIR)
+
+import fisherrdp  # noqa: F401  (turns the cache on, and float64)
 
 if jax.config.jax_compilation_cache_dir != (_cache or None):
     raise RuntimeError(

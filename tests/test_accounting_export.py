@@ -6,7 +6,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from fisherrdp._src.cli import main
+from fisherrdp._src.commands.cli import main
 from fisherrdp.accounting import SyntheticReleaseMechanism, to_dp_accounting_pld
 
 H = 3e-4

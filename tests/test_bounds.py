@@ -27,8 +27,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisherrdp._src import bounds as B
-from fisherrdp._src import validation
+from fisherrdp import bounds as B
+from fisherrdp._src.core import validation
 
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "bounds.json").read_text())
 
@@ -87,7 +87,7 @@ def test_quadratic_bound_at_overflowing_theta():
 
 
 def test_fisher_exact_reference_reproduces_math_md():
-    # MATH.md §2 (mpmath): I(1, 0.3), I(10, 1.5), I(200, 20); the fixture's values at 30 digits.
+    # ``docs/math/ncx2.md`` (mpmath): I(1, 0.3), I(10, 1.5), I(200, 20); the fixture's values at 30 digits.
     exact = {(row["d"], row["theta"]): row["fisher"] for row in EXACT}
     math_md = [(1, 0.3, 0.1535897204), (10, 1.5, 0.3121520503), (200, 20.0, 0.8005124495)]
     for d, theta, expected in math_md:

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from fisherrdp._src import cli
+from fisherrdp._src.commands import cli
 
 
 def test_registry_has_demo():

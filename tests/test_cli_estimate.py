@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from fisherrdp._src import cli
+from fisherrdp._src.commands import cli
 
 TINY = ["--steps", "100", "--n-eval", "4000", "--d", "3", "--v-norm", "2", "--w-norm", "1"]
 

@@ -20,7 +20,7 @@ e.g. a hockey-stick δ of 1e-10, is no sharper than that). ``KINKS`` lists the p
 function is not differentiable and the derivative returned is a documented one-sided or
 conventional value: those entries are compared between modes only. The table of what
 differentiates in what, ``docs/derivatives.md``, is generated from the same lists
-(``python tests/helpers/derivative_matrix.py``) and must be current.
+(``python tests/helpers/derivative_matrix.py > docs/derivatives.md``) and must be current.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_values_are_the_snapshot(derivatives):
 
 def test_the_table_of_derivatives_is_current():
     with open(os.path.join(os.path.dirname(HERE), "docs", "derivatives.md")) as fh:
-        assert fh.read() == table(), "regenerate: python tests/helpers/derivative_matrix.py"
+        assert fh.read() == table(), "regenerate: python tests/helpers/derivative_matrix.py > docs/derivatives.md"
 
 
 @pytest.mark.parametrize("argument", ["v", "theta"])

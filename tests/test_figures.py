@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from fisherrdp import bounds
-from fisherrdp._src import cli, figures
+from fisherrdp import figures
+from fisherrdp._src.commands import cli
 
 FIGURE_FILES = (
     "fisher_bounds.png",
@@ -97,7 +98,7 @@ def test_release_vs_nsyn_curves_rise_to_the_plateau(release_data):
     assert (exact < plateau[:, None]).all()
     assert (plateau < release_data["post_processing"]).all()  # post-processing
     np.testing.assert_allclose(release_data["post_processing"], 2.0 * 0.5**2 / 2)
-    # MATH.md §3 (scipy): α = 2, d = 5, a = 2, b = 1.5 at n_syn = 1, 10, 1e4, and ∞.
+    # ``docs/math/release.md`` (scipy): α = 2, d = 5, a = 2, b = 1.5 at n_syn = 1, 10, 1e4, and ∞.
     np.testing.assert_allclose(exact[1, [0, 1, 3]], [0.02009, 0.09027, 0.15117], atol=6e-6)
     np.testing.assert_allclose(plateau[1], 0.1512947, atol=1e-7)
 

@@ -20,7 +20,7 @@ SHARED_REFS = os.path.join(HERE, "fixtures", "refs", "fisher_ncx2.json")
 
 with open(FIXTURE) as fh:
     ROWS = json.load(fh)
-# Spot values of MATH.md §2 (mpmath, 10 digits: rounding is 5e-11 absolute).
+# Spot values of ``docs/math/ncx2.md`` (mpmath, 10 digits: rounding is 5e-11 absolute).
 SPOT = [(1.0, 0.3, 0.1535897204), (10.0, 1.5, 0.3121520503), (200.0, 20.0, 0.8005124495)]
 
 
@@ -85,7 +85,7 @@ def test_score_is_the_theta_derivative_of_logpdf():
 
     grad, score = both(d, theta, y)
     np.testing.assert_allclose(score, grad, rtol=1e-9, atol=0)
-    # and the MATH.md form √y R(θ√y) − θ
+    # and the ``docs/math/index.md`` form √y R(θ√y) − θ
     np.testing.assert_allclose(
         jnp.sqrt(y) * bessel_ratio(d / 2 - 1, theta * jnp.sqrt(y)) - theta, grad,
         rtol=1e-9, atol=1e-12)

@@ -16,7 +16,7 @@ import pytest
 from jax.test_util import check_grads
 
 import fisherrdp.special as fs
-from fisherrdp._src.special.hyp0f1_matrix import _log_hyp0f1_eigs, _log_hyp0f1_sym
+from fisherrdp._src.special.hyp0f1_matrix import _log_hyp0f1_eigs, log_hyp0f1_sym
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "fixtures", "hyp0f1_matrix.json")) as f:
@@ -139,7 +139,7 @@ def test_check_grads_generic_points_k3_forward():
 # mode and the maximal truncation used under jit: the slow tests after this section.
 
 K2_TERMS = 16
-K2_JVP = jax.jit(lambda b, s, d: jax.jvp(lambda s: _log_hyp0f1_sym(b, s, K2_TERMS), (s,), (d,)))
+K2_JVP = jax.jit(lambda b, s, d: jax.jvp(lambda s: log_hyp0f1_sym(b, s, K2_TERMS), (s,), (d,)))
 #: (b, eigenvalues): two generic points, then repeated, all-zero, one zero, repeated and large.
 K2_GRAD_POINTS = [
     (1.5, [30.0, 2.0]),

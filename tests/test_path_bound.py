@@ -14,7 +14,7 @@ from fisherrdp.fisher import ncx2_amplitude_fisher
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Exact D_α(χ²_d(a²) ‖ χ²_d(b²)) at mpmath precision: tests/fixtures/refs/renyi_ncx2.json (a copy
-# of the project's public reference set) and MATH.md §2.
+# of the project's public reference set) and ``docs/math/ncx2.md``.
 EXACT = [
     (2.0, 8.0, 1.5, 1.0, 0.07628727361294582),
     (10.0, 60.0, 2.0, 1.9, 0.005813801328168586),

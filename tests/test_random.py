@@ -1,4 +1,4 @@
-"""fisherrdp._src.random: the vectorised Marsaglia–Tsang Gamma and chi-square draws are exact
+"""fisherrdp._src.core.random: the vectorised Marsaglia–Tsang Gamma and chi-square draws are exact
 (Kolmogorov–Smirnov against SciPy at shapes across the small-shape boost and the main method,
 scalar and traced per-element shapes), log_gamma does not underflow for tiny shapes, chi2 with
 0 degrees of freedom is 0, and invalid shapes give NaN."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fisherrdp._src.random import _marsaglia_tsang, chi2, gamma, log_gamma
+from fisherrdp._src.core.random import _marsaglia_tsang, chi2, gamma, log_gamma
 
 N = 20_000
 

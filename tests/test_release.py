@@ -26,7 +26,7 @@ import pytest
 from jax.test_util import check_grads
 from scipy import stats
 
-from fisherrdp._src.release import _r_factor
+from fisherrdp._src.release.samplers import _r_factor
 from fisherrdp.release import (
     release_path_sampler,
     release_samplers,

@@ -1,7 +1,7 @@
 """renyi_release_k1 / hockey_stick_release_k1 (exact finite-release divergences, k = 1) against
 mpmath double integrals (tests/fixtures/release_k1.json, made by
 tests/fixtures/make_release_k1_fixtures.py: a Bessel-K mixture, independent of the library's
-nested quadrature), MATH.md §3 spot values, monotonicity and the 1/n law in n_syn, a = b,
+nested quadrature), ``docs/math/release.md`` spot values, monotonicity and the 1/n law in n_syn, a = b,
 n_syn = inf (the χ² divergences themselves), jit (NaN for invalid entries), float32, input
 checks, and a Monte Carlo check of the representation T = ‖ZV‖² = YX through the private
 log-density ``_release_logpdf``.
@@ -47,7 +47,7 @@ HOCKEY_ROWS = [
     (r["eps"], r["d"], r["n_syn"], r["a"], r["b"], r["value"]) for r in _DATA["hockey_stick"]
 ]
 
-# MATH.md §3: α = 2, d = 5, a = 2, b = 1.5 (5 significant digits; n = ∞: 0.1512947).
+# ``docs/math/release.md``: α = 2, d = 5, a = 2, b = 1.5 (5 significant digits; n = ∞: 0.1512947).
 SPOT = [(1.0, 0.02009), (10.0, 0.09027), (100.0, 0.14009), (1000.0, 0.15003), (1e4, 0.15117)]
 D_INF = 0.1512947
 # n_syn grid for monotonicity and the 1/n law (pairs n, 2n).
@@ -233,7 +233,7 @@ def test_infinite_n_syn_is_the_chi_square_divergence_one_point():
     h_inf = float(hockey_stick_ncx2(*INF_HOCKEY))
     assert float(renyi_release_k1(*INF_RENYI[:2], np.inf, *INF_RENYI[2:])) == r_inf
     assert float(hockey_stick_release_k1(*INF_HOCKEY[:2], np.inf, *INF_HOCKEY[2:])) == h_inf
-    # MATH.md §3's n = ∞ value (7 digits), and the finite releases below it
+    # ``docs/math/release.md``'s n = ∞ value (7 digits), and the finite releases below it
     assert abs(r_inf - D_INF) < 1e-7 and batch()["ns"][-1] < r_inf
     assert batch()["hockey_rows"][0] < h_inf  # HOCKEY_ROWS[0] is INF_HOCKEY at n_syn = 1
     assert HOCKEY_ROWS[0][:5] == (*INF_HOCKEY[:2], 1, *INF_HOCKEY[2:])
@@ -241,7 +241,7 @@ def test_infinite_n_syn_is_the_chi_square_divergence_one_point():
 
 # One jitted program, in float32, on one point at a time (scalars: it compiles faster than on a
 # vector): the traced path (validity masks instead of checks, the n_syn = inf branch by a
-# double where) and float32 together. Rows: the MATH.md spot values at n_syn = 1, 10, 100, the
+# double where) and float32 together. Rows: the ``docs/math/index.md`` spot values at n_syn = 1, 10, 100, the
 # float32 regression points F32_RENYI, n_syn = inf, and three invalid entries. The cheapest
 # form of these guarantees, yet one more compilation (~22 s wall, 31 s CPU on 2 cores at load
 # 1.5; the default run's budget for this file's additions is spent): slow, with the long forms.
@@ -264,7 +264,7 @@ def jitted_float32():
 @pytest.mark.slow
 def test_jit_float32_one_point_at_a_time():
     """Inside jit (no argument check possible): invalid entries are NaN, an n_syn = inf entry is
-    renyi_ncx2; in float32: the MATH.md spot values to 1e-3, and the n_syn ≈ 1 points (NaN
+    renyi_ncx2; in float32: the ``docs/math/index.md`` spot values to 1e-3, and the n_syn ≈ 1 points (NaN
     before the fix of test_float32_n_syn_one_is_finite_and_matches_float64) finite and within
     that test's tolerance (1e-3 relative) of the eager float64 values. (jit against eager to
     1e-13 in float64, the hockey stick in float32, and float32 on vectors: the slow tests.)"""

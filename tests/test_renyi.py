@@ -27,7 +27,7 @@ with open(FIXTURE) as fh:
     ROWS = [(r["alpha"], r["d"], r["a"], r["b"], r["renyi"]) for r in json.load(fh)]
 with open(SHARED_REFS) as fh:
     ROWS += [(r["alpha"], r["d"], r["a"], r["b"], r["renyi"]) for r in json.load(fh)]
-# MATH.md §2 spot value (4 digits).
+# ``docs/math/ncx2.md`` spot value (4 digits).
 SPOT = (2.0, 50.0, 1.0, 0.5, 0.005568)
 
 

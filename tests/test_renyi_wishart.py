@@ -1,8 +1,8 @@
 """Exact k = 2 Rényi divergence and path Fisher information between non-central Wishart laws.
 
-References: the rank-one reduction (MATH.md §4: D = renyi_ncx2, I = (a − b)² I(d, ρ), both exact
+References: the rank-one reduction (``docs/math/wishart_k2.md``: D = renyi_ncx2, I = (a − b)² I(d, ρ), both exact
 to ~1e-12); the public reference values (``fixtures/refs/renyi_ncwishart_k2.json``) and
-MATH.md's D = 0.1021935362; an independent integration in eigen-coordinates of Y with its own
+``docs/math/index.md``'s D = 0.1021935362; an independent integration in eigen-coordinates of Y with its own
 ₀F₁ code (``fixtures/renyi_wishart_exact.json``, made by ``make_renyi_wishart_fixtures.py``);
 invariances (O(d) on rows, O(2) on columns, which moves the cubature's coordinates);
 Prop. 3.1 (D ≈ α I h²/2 with an O(h) rate, and relative accuracy of tiny divergences);
@@ -64,7 +64,7 @@ def test_public_references_and_math_md(accuracy):
     d = np.array([r["d"] for r in REFS] + [10.0])
     want = np.array([r["renyi"] for r in REFS] + [0.1021935362])
     got, err = renyi_ncwishart_gram(alpha, d, om_v, om_w, return_error=True)
-    # MATH.md states 10 digits; the public values ~4e-13 (refs/README.md).
+    # ``docs/math/index.md`` states 10 digits; the public values ~4e-13 (refs/README.md).
     floor = np.array([4e-13] * len(REFS) + [5e-11]) * want
     accuracy.check("wishart_exact/renyi_refs", _rel(got, want)[:-1])
     assert abs(got[-1] - want[-1]) <= 5e-11

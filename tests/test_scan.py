@@ -344,7 +344,7 @@ def test_bad_options_raise(kwargs, message):
 def test_cli_scan_writes_resumes_and_summarizes(tmp_path, capsys):
     import json
 
-    from fisherrdp._src import cli
+    from fisherrdp._src.commands import cli
 
     store, summary = str(tmp_path / "cli.zarr"), tmp_path / "s.json"
     argv = ["scan", "fisher_upper_prop51", "--axis", "d=geom:10:1000:3", "--axis",
@@ -365,7 +365,7 @@ def test_cli_scan_writes_resumes_and_summarizes(tmp_path, capsys):
 
 
 def test_cli_scan_list_and_errors(capsys):
-    from fisherrdp._src import cli
+    from fisherrdp._src.commands import cli
 
     assert cli.main(["scan", "--list"]) == 0
     assert "release_k1" in capsys.readouterr().out

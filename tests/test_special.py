@@ -7,8 +7,8 @@ functions are checked against each other and against closed forms, regime by reg
 import math
 
 import jax
-import mpmath
 import jax.numpy as jnp
+import mpmath
 import numpy as np
 import pytest
 from jax.test_util import check_grads

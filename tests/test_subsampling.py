@@ -1,7 +1,7 @@
 """Hockey-stick divergence, advanced joint convexity and amplification by subsampling.
 
 The identity checked here is Theorem 2 of Balle, Barthe and Gaboardi (2018) as stated in the
-seed note ``shared/seeds/note-hockey-stick-advanced-joint-convexity.txt`` (MATH.md §5): for
+seed note ``shared/seeds/note-hockey-stick-advanced-joint-convexity.txt`` (``docs/math/renyi.md#the-hockey-stick-divergence``): for
 μ = (1−t)μ₀ + tμ₁, μ' = (1−t)μ₀ + tμ₁', e^{ε'} = 1 + t(e^ε − 1) and r = e^{ε'}/e^ε,
 
     E_{e^{ε'}}(μ‖μ') = t · E_{e^ε}(μ₁ ‖ (1−r)μ₀ + rμ₁')

@@ -195,7 +195,7 @@ RELEASE_SMALL = {
 
 def release_inf_exact():
     """D_2(χ²_5(4) ‖ χ²_5(2.25)) = log ∫ p_a² / p_b, by SciPy quadrature of SciPy's densities
-    (independent of fisherrdp); MATH.md §3 gives 0.1512947."""
+    (independent of fisherrdp); ``docs/math/release.md`` gives 0.1512947."""
     alpha, d, a, b = RELEASE
     pa, pb = stats.ncx2(d, a * a), stats.ncx2(d, b * b)
 
@@ -217,7 +217,7 @@ def test_release_k1_infinite_short_runs_lower_bound():
     from fisherrdp.release import release_samplers
 
     exact = release_inf_exact()
-    assert exact == pytest.approx(0.1512947, abs=1e-7)  # MATH.md §3
+    assert exact == pytest.approx(0.1512947, abs=1e-7)  # ``docs/math/release.md``
     alpha, d, a, b = RELEASE
     p, q = release_samplers(1, d, math.inf, a, b, batch=RELEASE_SMALL["batch_size"])
     runs = [estimate_renyi(p, q, alpha, key=jax.random.key(k), **RELEASE_SMALL) for k in range(4)]

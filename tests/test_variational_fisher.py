@@ -23,7 +23,7 @@ SMALL = {"steps": 300, "n_eval": 50_000, "members": 2, "hidden": (32,)}
 
 def ncx2_norm_squared(key, theta, n, d):
     """‖θe₁ + N‖², N ~ N(0, I_d) (χ²_d(θ²)), reparameterised in θ; d traced."""
-    from fisherrdp._src.random import chi2
+    from fisherrdp._src.core.random import chi2
 
     k1, k2 = jax.random.split(key)
     return (theta + jax.random.normal(k1, (n,))) ** 2 + chi2(k2, d - 1.0, (n,))

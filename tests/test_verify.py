@@ -1,11 +1,13 @@
-"""``fisherrdp verify`` and the check engine behind it (fisherrdp._src.checks, wishart_checks)."""
+"""``fisherrdp verify`` and the check engine behind it (fisherrdp._src.checks)."""
 
 import json
 
 import numpy as np
 import pytest
 
-from fisherrdp._src import checks, cli
+from fisherrdp._src.checks import framework, wishart_statements
+from fisherrdp._src.checks import statements as checks
+from fisherrdp._src.commands import cli
 
 SMALL = ["--nd", "2", "--ntheta", "2", "--delta", "0.5,2", "--alpha", "2,16", "--chunk", "128"]
 
@@ -56,7 +58,7 @@ def _failing_statement():
         small = np.array([1.0, 2.0, 3.0])
         large = np.array([2.0, 2.0, 2.5])
         coords = {"x": np.array([0.0, 1.0, 2.0])}
-        return checks.Comparison(small, large, np.zeros(3), coords)
+        return framework.Comparison(small, large, np.zeros(3), coords)
 
     return checks.Statement("Deliberately false", "test", "inequality", "x <= y", evaluate)
 
@@ -184,7 +186,7 @@ def test_wishart_rows_hold_and_have_the_expected_content(wishart_report):
 
 def test_exact_k2_rows_are_the_exact_functions(wishart_report):
     """The k = 2 rows hold the exact values: the tightest Theorem 5.4 point, recomputed."""
-    from fisherrdp._src.wishart_checks import WishartGrid, wishart_pairs
+    from fisherrdp._src.checks.wishart import WishartGrid, wishart_pairs
     from fisherrdp.divergences import renyi_ncwishart
 
     _, data = wishart_report
@@ -199,7 +201,7 @@ def test_exact_k2_rows_are_the_exact_functions(wishart_report):
 
 def test_statistical_margin_is_three_standard_errors():
     rows = {"estimate": np.array([1.0, 1.0]), "stderr": np.array([0.1, 0.1])}
-    comparison = checks._statistical(rows, np.array([0.75, 0.65]), {"x": np.array([0.0, 1.0])})
+    comparison = wishart_statements._statistical(rows, np.array([0.75, 0.65]), {"x": np.array([0.0, 1.0])})
     np.testing.assert_allclose(comparison.small, [0.7, 0.7])
 
     def evaluate(grid, evaluator):
@@ -212,8 +214,8 @@ def test_statistical_margin_is_three_standard_errors():
 
 
 def test_wishart_pairs_meet_the_theorem_hypotheses():
-    from fisherrdp._src.wishart_checks import PAIR_KINDS, WishartGrid, wishart_pairs
-    from fisherrdp._src.wishart_fisher import _procrustes
+    from fisherrdp._src.checks.wishart import PAIR_KINDS, WishartGrid, wishart_pairs
+    from fisherrdp._src.numerics.linalg import procrustes
 
     grid = WishartGrid(dims=((2, 6), (2, 12), (3, 6), (3, 12)), C=1.5, delta=(0.3, 1.2))
     pairs = wishart_pairs(grid)
@@ -231,7 +233,7 @@ def test_wishart_pairs_meet_the_theorem_hypotheses():
         ), kind
         if kind == "rotated":  # same Gram eigenvalues, rotated
             np.testing.assert_allclose(np.linalg.svd(v)[1], np.linalg.svd(w)[1], rtol=1e-12)
-        length = np.linalg.norm(_procrustes(v, w) - v)
+        length = np.linalg.norm(procrustes(v, w) - v)
         if kind in ("scaled", "rank_one"):  # the rotation cannot shorten the path
             assert length == pytest.approx(p["delta"], rel=1e-10)
         elif kind in ("random", "rotated"):
@@ -259,7 +261,7 @@ def test_wishart_pairs_meet_the_theorem_hypotheses():
     ],
 )
 def test_wishart_grid_rejects_bad_values(kwargs, match):
-    from fisherrdp._src.wishart_checks import WishartGrid
+    from fisherrdp._src.checks.wishart import WishartGrid
 
     with pytest.raises(ValueError, match=match):
         WishartGrid(**kwargs)

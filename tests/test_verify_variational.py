@@ -1,5 +1,5 @@
 """``fisherrdp verify --variational``: the variational rows and their samplers
-(fisherrdp._src.variational_checks, the ``variational`` statements of fisherrdp._src.checks)."""
+(fisherrdp._src.checks.variational, the ``variational`` statements of fisherrdp._src.checks.statements)."""
 
 import argparse
 import json
@@ -11,17 +11,20 @@ import pytest
 import scipy.stats
 from jax.test_util import check_grads
 
-from fisherrdp._src import checks, cli, variational_checks
-from fisherrdp._src.commands import verify
-from fisherrdp._src.variational_checks import (
+from fisherrdp._src.checks import statements as checks
+from fisherrdp._src.checks import variational as variational_checks
+from fisherrdp._src.checks import variational_statements
+from fisherrdp._src.commands import cli
+from fisherrdp._src.checks.variational import (
     VariationalGrid,
     gram_draws,
     gram_path_sample,
     ncx2_path_sample,
     reduced_means,
 )
-from fisherrdp._src.wishart_checks import PAIR_KINDS, WishartGrid, wishart_pairs
-from fisherrdp._src.wishart_fisher import _procrustes
+from fisherrdp._src.checks.wishart import PAIR_KINDS, WishartGrid, wishart_pairs
+from fisherrdp._src.commands import verify
+from fisherrdp._src.numerics.linalg import procrustes
 
 #: A tiny grid: one estimator call per family (one (r, k) group each), few steps and draws.
 TINY = {
@@ -82,7 +85,7 @@ def test_an_interval_above_its_bound_fails():
             "reliable": np.array([True, False]),
             "x": np.array([0.0, 1.0]),
         }
-        return checks._against_exact(rows, np.array([1.0, 1.0]), np.zeros(2))
+        return variational_statements._against_exact(rows, np.array([1.0, 1.0]), np.zeros(2))
 
     statement = checks.Statement("V", "test", "variational", "ci_low <= exact", evaluate)
     result = checks.run_checks(checks.Grid(), statements=[statement])[0]
@@ -162,7 +165,7 @@ def test_k1_sampler_draws_the_noncentral_chi2(d):
 def test_wishart_sampler_has_the_gram_mean(k, d, kind):
     grid = WishartGrid(dims=((k, d),), delta=(0.75,), pairs=(kind,))
     (pair,) = wishart_pairs(grid)
-    v, uw = pair["v"], _procrustes(pair["v"], pair["w"])
+    v, uw = pair["v"], procrustes(pair["v"], pair["w"])
     (c0, c1), dof = reduced_means(v, uw)
     r = c0.shape[0]
     assert dof == d - r and (dof == 0 or dof >= k) and r >= k
@@ -181,7 +184,7 @@ def test_samplers_are_differentiable_in_theta():
     check_grads(lambda t: ncx2_path_sample(key, t, 64, 5.0), (0.7,), order=1, modes=("fwd",))
     grid = WishartGrid(dims=((3, 12),), delta=(0.75,), pairs=("random",))
     (pair,) = wishart_pairs(grid)
-    (c0, c1), dof = reduced_means(pair["v"], _procrustes(pair["v"], pair["w"]))
+    (c0, c1), dof = reduced_means(pair["v"], procrustes(pair["v"], pair["w"]))
     check_grads(
         lambda t: gram_path_sample(key, t, 64, jnp.asarray(c0), jnp.asarray(c1), dof),
         (0.4,),

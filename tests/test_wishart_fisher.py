@@ -25,7 +25,7 @@ N_SAMPLES = 4000
 D1 = 6  # k = 1 Fisher tests
 D2 = 10  # k = 2 Fisher tests (m = 5)
 THETA = np.array([0.1, 0.5, 0.9])
-# MATH.md §2 spot value (mpmath): D_2(χ²_50(1) ‖ χ²_50(0.25)) = renyi_ncx2(2, 50, 1, 0.5).
+# ``docs/math/ncx2.md`` spot value (mpmath): D_2(χ²_50(1) ‖ χ²_50(0.25)) = renyi_ncx2(2, 50, 1, 0.5).
 SPOT_D, SPOT_A, SPOT_B, SPOT_VALUE = 50, 1.0, 0.5, 0.0055679342
 
 
@@ -144,7 +144,7 @@ RENYI_ROWS = json.loads((Path(__file__).parent / "fixtures" / "wishart_renyi.jso
 RENYI_EXACT = {(r["alpha"], r["d"], r["a"], r["b"]): r["renyi"] for r in RENYI_ROWS["rows"]}
 
 
-# Default run: the rank-one k = 2 pair at the MATH.md spot (d = 50, a = 1, b = 0.5), α = 2 and 4,
+# Default run: the rank-one k = 2 pair at the ``docs/math/index.md`` spot (d = 50, a = 1, b = 0.5), α = 2 and 4,
 # 4000 samples, within 4 standard errors; the d, n_samples and α shape of
 # test_renyi_k2_below_theorem54_and_postprocessing, so no new compilation. k = 1 at this pair is
 # renyi_ncwishart_mc's doctest (default run, α = 2, 95% interval); k = 1 at three orders and both
@@ -241,7 +241,7 @@ def test_score_matches_finite_differences_of_logpdf():
     # draws of wishart_path_fisher, reproduced by its key and sampler). The shapes are those of
     # k2_results and of the Rényi tests: no new compilation. test_score_equals_jvp_of_logpdf
     # (slow) compares the scores one by one.
-    from fisherrdp._src.wishart_fisher import _draw
+    from fisherrdp._src.fisher.wishart import _draw
     from fisherrdp.stats import ncwishart
 
     rng = np.random.default_rng(3)
@@ -276,7 +276,7 @@ def test_score_matches_finite_differences_of_logpdf():
 
 @pytest.mark.slow
 def test_score_equals_jvp_of_logpdf():
-    from fisherrdp._src.wishart_fisher import _scores
+    from fisherrdp._src.fisher.wishart import _scores
     from fisherrdp.stats import ncwishart
 
     rng = np.random.default_rng(3)

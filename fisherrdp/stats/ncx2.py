@@ -4,18 +4,9 @@
 accuracy notes: :mod:`fisherrdp._src.distributions.ncx2`.
 """
 
-from fisherrdp._src.distributions.ncx2 import (
-    cdf,
-    isf,
-    logcdf,
-    logpdf,
-    logsf,
-    mean,
-    pdf,
-    ppf,
-    sample,
-    sf,
-    var,
-)
+from fisherrdp._src.distributions.ncx2.density import logpdf, pdf
+from fisherrdp._src.distributions.ncx2.moments import mean, sample, var
+from fisherrdp._src.distributions.ncx2.quantiles import isf, ppf
+from fisherrdp._src.distributions.ncx2.tails import cdf, logcdf, logsf, sf
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "mean", "pdf", "ppf", "sample", "sf", "var"]

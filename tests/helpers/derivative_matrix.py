@@ -26,8 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from fisherrdp._src.scan.engine import exported_program
-from fisherrdp._src.scan.quantities import quantities, resolve
+from fisherrdp._src.core.engine import exported_program
+from fisherrdp._src.scan.registry import quantities, resolve
 
 #: Points per group, and per finite-release group.
 POINTS = 12
@@ -143,8 +143,6 @@ def points(group: Group) -> tuple[np.ndarray, list[str]]:
         dom = _domain(group, p)
         if p in INTEGER_VALUES:
             cols.append(rng.choice(INTEGER_VALUES[p], n))
-        elif dom is not None and dom.lower is None:  # any real number
-            cols.append(rng.uniform(-3.0, 3.0, n))
         elif dom is not None and dom.upper == 1.0:  # a probability
             cols.append(np.exp(rng.uniform(np.log(1e-9), np.log(0.3), n)))
         else:
@@ -251,10 +249,6 @@ def table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
-    print(table(), end="")
-
-
 #: The source of the matrix's programs (this file), in their key on disk.
 MATRIX_SOURCE = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
 
@@ -283,3 +277,7 @@ def reverse_program(group: Group, x: np.ndarray):
     """
     parts = [jax.jacrev(part) for part in group.parts()]
     return _stored(group, lambda p: jnp.concatenate([jac(p) for jac in parts]), "jacrev", x)
+
+
+if __name__ == "__main__":
+    print(table(), end="")

@@ -29,9 +29,8 @@ if len(sys.argv) > 3:
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers.scan_grids import GRIDS  # noqa: E402
-
 from fisherrdp.scan import barrier, scan  # noqa: E402
+from helpers.scan_grids import GRIDS  # noqa: E402
 
 results = {"local_devices": np.array(len(jax.local_devices()))}
 if len(sys.argv) > 3:

@@ -2,5 +2,5 @@
 
 Implementation modules behind the public :mod:`fisherrdp.accounting`:
 :mod:`fisherrdp._src.accounting.conversions` and :mod:`fisherrdp._src.accounting.subsampling`.
-The mathematics is in ``shared/notes/MATH.md`` §5.
+The mathematics is in ``docs/math/accountant.md``.
 """

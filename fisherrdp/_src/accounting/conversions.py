@@ -1,6 +1,6 @@
 r"""Rényi-DP to :math:`(\varepsilon, \delta)` conversions and the exact Gaussian privacy profile.
 
-Contents (see ``shared/notes/MATH.md`` §5):
+Contents (see ``docs/math/accountant.md#rdp-to-epsilon-and-delta``):
 
 * :func:`rdp_to_dp`: convert an RDP curve :math:`\alpha \mapsto \varepsilon_R(\alpha)`, given on
   a grid of orders, into :math:`(\varepsilon, \delta)`-DP with the conversion of Mironov (2017,
@@ -24,7 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.validation import check_concrete
+from fisherrdp._src.special.bessel import HALF_LOG_2PI
 
 __all__ = ["gaussian_epsilon", "gaussian_privacy_profile", "gaussian_rdp", "rdp_to_dp"]
 
@@ -33,7 +34,7 @@ _METHODS = ("balle2020", "mironov")
 BRACKET_DOUBLINGS = 64
 
 
-def _as_output(x: np.ndarray):
+def as_output(x: np.ndarray):
     """Python float for 0-d results, the array otherwise."""
     x = np.asarray(x, dtype=np.float64)
     return float(x) if x.ndim == 0 else x
@@ -175,11 +176,10 @@ def gaussian_rdp(alphas: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike = 1
     _check_gaussian(sensitivity, sigma)
     a = np.asarray(alphas, np.float64)
     s = np.asarray(sensitivity, np.float64) / np.asarray(sigma, np.float64)
-    return _as_output(0.5 * a * s * s)
+    return as_output(0.5 * a * s * s)
 
 
 _HALF_LOG_PI_OVER_2 = 0.5 * math.log(0.5 * math.pi)
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def _log_profile(eps: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -203,7 +203,7 @@ def _log_profile(eps: np.ndarray, a: np.ndarray) -> np.ndarray:
         z1 = -x1[tail] / math.sqrt(2.0)
         z2 = -x2[tail] / math.sqrt(2.0)
         diff = special.erfcx(z1) - special.erfcx(z2)
-        out[tail] = -0.5 * x1[tail] ** 2 - _HALF_LOG_2PI + _HALF_LOG_PI_OVER_2 + np.log(diff)
+        out[tail] = -0.5 * x1[tail] ** 2 - HALF_LOG_2PI + _HALF_LOG_PI_OVER_2 + np.log(diff)
         # Bulk branch (x1 >= 0): Φ(x1) − exp(ε + log Φ(x2)).
         bulk = ~tail
         e, y1, y2 = eps[bulk], x1[bulk], x2[bulk]
@@ -253,7 +253,7 @@ def gaussian_privacy_profile(eps: ArrayLike, sensitivity: ArrayLike, sigma: Arra
     check_concrete("eps", eps, lower=0, allow_nan=False)
     _check_gaussian(sensitivity, sigma)
     a = np.asarray(sensitivity, np.float64) / np.asarray(sigma, np.float64)
-    return _as_output(np.exp(_log_profile(np.asarray(eps, np.float64), a)))
+    return as_output(np.exp(_log_profile(np.asarray(eps, np.float64), a)))
 
 
 def _epsilon_scalar(log_delta: float, a: float, rtol: float) -> float:
@@ -319,4 +319,4 @@ def gaussian_epsilon(delta: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike 
     out = np.empty(d.shape)
     for index in np.ndindex(d.shape):
         out[index] = _epsilon_scalar(math.log(d[index]), s[index] / g[index], 1e-14)
-    return _as_output(out)
+    return as_output(out)

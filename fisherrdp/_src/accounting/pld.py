@@ -34,12 +34,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from fisherrdp._src.core.engine import map_points
 from fisherrdp._src.divergences.hockey_stick import (
     MIN_ROOT,
-    _log_likelihood_ratio,
-    _log_optimal_set_probabilities,
+    log_likelihood_ratio,
+    log_optimal_set_probabilities,
 )
-from fisherrdp._src.scan.engine import map_points
 
 __all__ = ["to_dp_accounting_pld"]
 
@@ -52,7 +52,7 @@ CHECK_EPS = (0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 @jax.jit
 def _log_loss_tail(ell, d, a, b):
     """log P_a(L > ℓ) for L = log(p_a/p_b)(Y), Y ~ χ²_d(a²)."""
-    log_pa, _, has_root = _log_optimal_set_probabilities(ell, d, a, b)
+    log_pa, _, has_root = log_optimal_set_probabilities(ell, d, a, b)
     return jnp.where(has_root, log_pa, -jnp.inf)
 
 
@@ -62,10 +62,10 @@ def _direction_pmf(d: float, a: float, b: float, h: float, tail_mass: float):
     # the tail under P is below tail_mass.
     r_far = max(a, b) + math.sqrt(d) + math.sqrt(2.0 * -math.log(tail_mass)) + 1.0
     ell_far = float(
-        _log_likelihood_ratio(np.array(r_far), np.array(d), np.array(a), np.array(b))[0]
+        log_likelihood_ratio(np.array(r_far), np.array(d), np.array(a), np.array(b))[0]
     )
     ell_near = float(
-        _log_likelihood_ratio(np.array(MIN_ROOT), np.array(d), np.array(a), np.array(b))[0]
+        log_likelihood_ratio(np.array(MIN_ROOT), np.array(d), np.array(a), np.array(b))[0]
     )
     lo, hi = min(ell_near, ell_far), max(ell_near, ell_far)
     first, last = math.ceil(lo / h) - 1, math.ceil(hi / h) + 1

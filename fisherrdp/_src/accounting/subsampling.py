@@ -7,8 +7,7 @@ The hockey-stick divergence of order :math:`\gamma > 0`,
     E_\gamma(P \,\Vert\, Q) = \sup_S \bigl(P(S) - \gamma Q(S)\bigr) = \int (p - \gamma q)_+,
 
 characterises :math:`(\varepsilon, \delta)`-DP with :math:`\gamma = e^\varepsilon`. By the
-advanced joint convexity of Balle, Barthe and Gaboardi (2018, Thm. 2; ``shared/notes/MATH.md``
-§5 and the seed note): if :math:`\mu = (1-t)\mu_0 + t\mu_1` and
+advanced joint convexity of Balle, Barthe and Gaboardi (2018, Thm. 2; ``docs/math/accountant.md#subsampling-by-advanced-joint-convexity`` and the seed note): if :math:`\mu = (1-t)\mu_0 + t\mu_1` and
 :math:`\mu' = (1-t)\mu_0 + t\mu_1'`, then with :math:`e^{\varepsilon'} = 1 + t(e^\varepsilon-1)`
 and :math:`r = e^{\varepsilon'-\varepsilon}`,
 
@@ -33,8 +32,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.validation import check_concrete
 
 __all__ = ["amplify_by_subsampling", "amplify_profile", "hockey_stick"]
 

@@ -1,6 +1,6 @@
 r"""Privacy accounting of a synthetic-data release, next to the model release it replaces.
 
-The mechanism (``MATH.md`` §1): a model parameter :math:`v \in \mathbb R^{d \times k}` with
+The mechanism (``docs/math/index.md#the-mechanism``): a model parameter :math:`v \in \mathbb R^{d \times k}` with
 :math:`\|v\|_F \le C`, trained on a dataset so that neighbouring datasets give
 :math:`\|v - w\|_F \le \Delta` (the sensitivity), is perturbed, :math:`V = v + \sigma N`, and only
 synthetic records :math:`ZV`, :math:`Z \in \mathbb R^{n_\mathrm{syn} \times d}` with i.i.d.
@@ -15,7 +15,7 @@ scale of both laws).
   - :math:`k = 1` (**exact**): the release depends on :math:`v` only through
     :math:`a = \|v\|/\sigma`, so :math:`\varepsilon(\alpha) = \sup D_\alpha(\chi^2_d(a^2) \|
     \chi^2_d(b^2))` over :math:`a, b \in [0, C/\sigma]`, :math:`|a - b| \le \Delta/\sigma`, both
-    orders (for finite :math:`n_\mathrm{syn}`, the law of :math:`\|ZV\|^2`, ``MATH.md`` §3). The
+    orders (for finite :math:`n_\mathrm{syn}`, the law of :math:`\|ZV\|^2`, ``docs/math/release.md#sufficiency-of-t``). The
     supremum is found by :func:`fisherrdp._src.accounting.worst_case.sup_over_pairs` (a boundary
     scan with zoom plus an interior evidence grid); the divergences are
     :func:`fisherrdp.divergences.renyi_ncx2` (1e-9 relative or better) and the exact hockey-stick
@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike
 from scipy import optimize, special
 
 from fisherrdp._src.accounting.conversions import (
-    _as_output,
+    as_output,
     gaussian_epsilon,
     gaussian_privacy_profile,
     gaussian_rdp,
@@ -57,11 +57,11 @@ from fisherrdp._src.accounting.conversions import (
 )
 from fisherrdp._src.accounting.wishart_search import PairSearch, search_worst_pair
 from fisherrdp._src.accounting.worst_case import CHUNK, WorstCase, sup_over_pairs
-from fisherrdp._src.divergences.hockey_stick import _profile_jit
-from fisherrdp._src.divergences.release_k1 import _release_finite_vec
-from fisherrdp._src.divergences.renyi import _renyi_vec
-from fisherrdp._src.scan.engine import map_points
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.engine import map_points
+from fisherrdp._src.core.validation import check_concrete
+from fisherrdp._src.divergences.hockey_stick import privacy_profile_jit
+from fisherrdp._src.divergences.release_k1 import release_finite_vec
+from fisherrdp._src.divergences.renyi import renyi_vec
 
 __all__ = ["Calibration", "SyntheticReleaseMechanism", "calibrate_sigma"]
 
@@ -81,27 +81,27 @@ SIGMA_BRACKET = 200.0
 # ----------------------------------------------------------------------------------------------
 # Pair divergences of k = 1 (kernels of map_points): (x, a, b) in units of σ, then the
 # mechanism's d (and n_syn) as broadcast arrays, so that one compiled program serves every
-# mechanism. _renyi_pair on CHUNK points is also the figures' Rényi kernel.
+# mechanism. renyi_pair on CHUNK points is also the figures' Rényi kernel.
 
 
-def _renyi_pair(alpha, a, b, d):
+def renyi_pair(alpha, a, b, d):
     """D_α(χ²_d(a²) ‖ χ²_d(b²)) (``renyi_ncx2``; n_syn = ∞)."""
-    return _renyi_vec(alpha, d, a, b)
+    return renyi_vec(alpha, d, a, b)
 
 
 def _profile_pair(eps, a, b, d):
     """max(E(P_a‖P_b), E(P_b‖P_a)) at e^ε (``privacy_profile_ncx2``; n_syn = ∞)."""
-    return _profile_jit(eps, d, a, b)
+    return privacy_profile_jit(eps, d, a, b)
 
 
-def _release_renyi_pair(alpha, a, b, d, n_syn):
+def release_renyi_pair(alpha, a, b, d, n_syn):
     """D_α(ZV‖ZW) of a release of finite n_syn records (``renyi_release_k1``)."""
-    return _release_finite_vec(alpha, d, n_syn, a, b, False)
+    return release_finite_vec(alpha, d, n_syn, a, b, False)
 
 
 def _release_profile_pair(eps, a, b, d, n_syn):
     """max over both orders of ``hockey_stick_release_k1`` (finite n_syn), in one call."""
-    both = _release_finite_vec(
+    both = release_finite_vec(
         eps[:, None], d[:, None], n_syn[:, None], jnp.stack([a, b], -1), jnp.stack([b, a], -1), True
     )
     return jnp.max(both, axis=-1)
@@ -121,7 +121,7 @@ def _check_probability(name: str, value) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class SyntheticReleaseMechanism:
-    r"""The synthetic-data release of a Gaussian-perturbed linear model (``MATH.md`` §1).
+    r"""The synthetic-data release of a Gaussian-perturbed linear model (``docs/math/accountant.md#the-mechanism-object``).
 
     Args:
         d: Model width :math:`d \ge k` (the number of rows of :math:`v`).
@@ -207,7 +207,7 @@ class SyntheticReleaseMechanism:
     @property
     def _pair_renyi(self):
         """The Rényi pair kernel ``fn(alpha, a, b, *self._constants)``."""
-        return _renyi_pair if math.isinf(self.n_syn) else _release_renyi_pair
+        return renyi_pair if math.isinf(self.n_syn) else release_renyi_pair
 
     @property
     def _pair_profile(self):
@@ -477,7 +477,7 @@ def _bound_result(grid, converted, model, *, label: str | None = None) -> WorstC
 
 
 def _shaped(values: np.ndarray, like) -> float | np.ndarray:
-    return _as_output(values.reshape(np.shape(like)))
+    return as_output(values.reshape(np.shape(like)))
 
 
 def _fisher_path_bound(alphas, m, c, gap):

@@ -27,7 +27,7 @@ matrices (the span of their four columns).
 
 1. the worst **rank-one** pair, :math:`v = a\,e_1 e_1^\top`, :math:`w = b\,e_1 e_1^\top` with
    :math:`(a, b)` the exact :math:`k = 1` maximiser (a rank-one pair is a :math:`k = 1` pair:
-   MATH.md §4, rank-one reduction), whose value is the :math:`k = 1` RDP;
+   ``docs/math/wishart_k2.md#the-rank-one-reduction``, rank-one reduction), whose value is the :math:`k = 1` RDP;
 2. ``RANDOM_PAIRS`` random pairs on the boundary (:math:`r = c`, :math:`\hat v, \hat e` uniform
    on the unit sphere);
 
@@ -35,7 +35,7 @@ and then, for ``ROUNDS`` rounds, perturbs the best pair so far (``PROPOSALS`` ra
 perturbations of :math:`\hat v`, :math:`\hat e` and :math:`r` of size ``STEP``
 :math:`\cdot 2^{-\text{round}}`) and keeps the best. Both orders of each pair are evaluated.
 All evaluations are calls of :func:`fisherrdp.divergences.renyi_ncwishart`, which evaluates
-through the scan engine (:func:`fisherrdp._src.scan.engine.map_bucketed`: sharded over every
+through the scan engine (:func:`fisherrdp._src.core.engine.map_bucketed`: sharded over every
 local device, one compiled program).
 
 **Rank.** :attr:`PairSearch.rank_one` says whether the best pair found is the rank-one seed

@@ -35,7 +35,7 @@ and, at fixed separation, with the amplitude :math:`t` (the Fisher information
 was the privacy profile for :math:`\varepsilon \in \{0, 0.1, 1, 5\}`. The search does not rely
 on it; :attr:`WorstCase.at_corner` records where each maximum was found.
 
-All evaluations go through :func:`fisherrdp._src.scan.engine.map_points` with one chunk size,
+All evaluations go through :func:`fisherrdp._src.core.engine.map_points` with one chunk size,
 so a search compiles its divergence once (and shares the compiled program with every other
 search, and every other caller, of the same function and chunk size).
 """
@@ -48,7 +48,7 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from fisherrdp._src.scan.engine import map_points
+from fisherrdp._src.core.engine import map_points
 
 __all__ = ["WorstCase", "sup_over_pairs"]
 
@@ -117,7 +117,7 @@ def sup_over_pairs(
     Args:
         fn: Elementwise JAX pair divergence ``fn(x, a, b, *constants, *static)`` of 1-D float
             arrays (``a``, ``b`` in units of σ), returning a 1-D array; evaluated by
-            :func:`~fisherrdp._src.scan.engine.map_points`, so it must be a stable, hashable,
+            :func:`~fisherrdp._src.core.engine.map_points`, so it must be a stable, hashable,
             traceable function (a module-level function or a jitted one). With ``chunk=None``,
             instead a host function ``fn(x, a, b)`` of whole 1-D NumPy arrays, called as is
             (for functions that are not traceable and evaluate through ``map_points``

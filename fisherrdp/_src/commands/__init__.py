@@ -1,1 +1,1 @@
-"""Subcommands of the ``fisherrdp`` command line, one module each (see :mod:`fisherrdp._src.cli`)."""
+"""Subcommands of the ``fisherrdp`` command line, one module each (see :mod:`fisherrdp._src.commands.cli`)."""

@@ -261,7 +261,7 @@ def write_figure(args: argparse.Namespace, path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    from fisherrdp._src import figures
+    from fisherrdp import figures
     from fisherrdp.accounting import SyntheticReleaseMechanism
 
     mech = SyntheticReleaseMechanism(

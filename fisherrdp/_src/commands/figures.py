@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     matplotlib.use("Agg")
-    from fisherrdp._src import figures
+    from fisherrdp import figures
 
     scale = 4 if args.full else 1
     os.makedirs(args.out, exist_ok=True)

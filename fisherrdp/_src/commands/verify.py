@@ -1,24 +1,24 @@
 """``fisherrdp verify``: check every statement of the paper fisherrdp can evaluate, on grids.
 
-One row per statement (see :mod:`fisherrdp._src.checks`): points checked, violations beyond
+One row per statement (see :mod:`fisherrdp._src.checks.statements`): points checked, violations beyond
 numerical error, the smallest relative slack ``(large - small)/|large|`` (for limits: the largest
 ``|ratio - 1|``) and where it occurs. Exit status 1 if a proven inequality is violated beyond
 numerical error (or, for the k > 1 Monte Carlo rows of kind ``statistical``, by more than 3
 standard errors), 2 for bad options, else 0.
 
-The k > 1 rows (Theorems 5.3 and 5.4 and post-processing, :mod:`fisherrdp._src.wishart_checks`)
+The k > 1 rows (Theorems 5.3 and 5.4 and post-processing, :mod:`fisherrdp._src.checks.wishart`)
 are exact ``inequality`` rows for k = 2 (the exact Fisher information and Rényi divergence by
 cubature; (k, d) ∈ {(2, 4), (2, 48)}, Δ ∈ {0.25, 0.75}, scaled, random, rotated,
 rank-one and rank-two pairs, α ∈ {1.5, 2, 4, 8, 16}) and Monte Carlo ``statistical`` rows for
 k = 3 ((3, 48), 2000 draws); ``--no-wishart`` skips them, ``--wishart-samples``,
 ``--wishart-C``, ``--wishart-delta``, ``--wishart-k`` and ``--wishart-d`` set them.
 
-``--variational`` adds the rows of kind ``variational`` (:mod:`fisherrdp._src.variational_checks`):
+``--variational`` adds the rows of kind ``variational`` (:mod:`fisherrdp._src.checks.variational`):
 estimates from samples only (:func:`fisherrdp.variational.estimate_fisher`,
 :func:`fisherrdp.variational.estimate_renyi`) against Prop 5.1, the path bound, Theorem 5.2 and
 the exact values for k = 1, and against Theorems 5.3, 5.4 and post-processing for k = 2, 3; a
 point violates a bound if its whole 95% interval lies above it (exit status 1). Their grid is
-:class:`~fisherrdp._src.variational_checks.VariationalGrid`'s (its docstring gives the measured
+:class:`~fisherrdp._src.checks.variational.VariationalGrid`'s (its docstring gives the measured
 time); ``--variational-steps``, ``--variational-members`` and ``--variational-n-eval`` set the
 estimators' effort. Each row also shows how many estimates the estimators flag as unreliable
 and, against exact values, how many intervals cover the exact value.
@@ -174,9 +174,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _grid(args: argparse.Namespace):
     import numpy as np
 
-    from fisherrdp._src.checks import Grid
-    from fisherrdp._src.variational_checks import VariationalGrid
-    from fisherrdp._src.wishart_checks import WishartGrid
+    from fisherrdp._src.checks.statements import Grid
+    from fisherrdp._src.checks.variational import VariationalGrid
+    from fisherrdp._src.checks.wishart import WishartGrid
 
     for name, pair, count in (
         ("--d-range", args.d_range, args.nd),
@@ -232,8 +232,8 @@ def _estimate_note(r) -> str:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from fisherrdp._src.checks import STATEMENTS, run_checks
-    from fisherrdp._src.wishart_checks import PAIR_KINDS
+    from fisherrdp._src.checks.statements import STATEMENTS, run_checks
+    from fisherrdp._src.checks.wishart import PAIR_KINDS
 
     try:
         grid = _grid(args)

@@ -1,6 +1,6 @@
 r"""The non-central Wishart law W_k(df, I_k, Ω), Ω = μᵀμ: the law of VᵀV, V = μ + N, in JAX.
 
-The Gram matrix of the released model in the paper's Section 4 (MATH.md §4): with
+The Gram matrix of the released model in the paper's Section 4 (``docs/math/hyp0f1_matrix.md#the-non-central-wishart-density``): with
 V = μ + N ∈ R^{df×k}, N i.i.d. N(0, 1), Y = VᵀV has, on Y ≻ 0, the density
 
 .. math::
@@ -30,9 +30,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import float_dtype
-from fisherrdp._src.special.hyp0f1_matrix import _check_matrix, log_hyp0f1_matrix
-from fisherrdp._src.validation import check_concrete, is_tracer
+from fisherrdp._src.core.config import float_dtype
+from fisherrdp._src.core.validation import check_concrete, is_tracer
+from fisherrdp._src.special.hyp0f1_matrix import check_matrix, log_hyp0f1_matrix
 
 __all__ = ["logpdf", "mean", "sample"]
 
@@ -80,7 +80,7 @@ def logpdf(Y: ArrayLike, df: ArrayLike, noncentrality: ArrayLike) -> jax.Array:
         - \tfrac12\operatorname{tr}\Omega
         + \log{}_0F_1\bigl(\tfrac{\mathrm{df}}{2}; \tfrac14\Omega Y\bigr),
 
-    the law of VᵀV for V = μ + N ∈ R^{df×k}, Ω = μᵀμ (paper Section 4, MATH.md §4).
+    the law of VᵀV for V = μ + N ∈ R^{df×k}, Ω = μᵀμ (paper Section 4, ``docs/math/hyp0f1_matrix.md#the-non-central-wishart-density``).
     Differentiable in Y and Ω (``custom_jvp`` of the matrix ₀F₁, Cholesky otherwise) and in df.
 
     Args:
@@ -113,7 +113,7 @@ def logpdf(Y: ArrayLike, df: ArrayLike, noncentrality: ArrayLike) -> jax.Array:
     _check_positive_definite("Y", Y)
     if not is_tracer(noncentrality):
         try:
-            _check_matrix(noncentrality)
+            check_matrix(noncentrality)
         except ValueError as err:
             raise ValueError(str(err).replace("'X'", "'noncentrality'")) from None
     dtype = float_dtype(df, Ya, Om)

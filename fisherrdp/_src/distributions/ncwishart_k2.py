@@ -51,7 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
-from fisherrdp._src.special.bessel import _ratio_and_log_0f1
+from fisherrdp._src.special.bessel import ratio_and_log_0f1
 
 #: Trapezoidal step and radius of the ball of nodes in the whitened coordinates z.
 STEP = 0.5
@@ -77,7 +77,7 @@ def _ratio_up(c, s, z):
     """F_{c+1}(s)/F_c(s) = c R_{c−1}(z)/(z/2), z = 2√s (1 at s = 0), and log F_c(s)."""
     positive = s > 0.0
     z_safe = jnp.where(positive, z, 1.0)
-    ratio, log_f = _ratio_and_log_0f1(c - 1.0, z_safe, jnp.where(positive, s, 0.25))
+    ratio, log_f = ratio_and_log_0f1(c - 1.0, z_safe, jnp.where(positive, s, 0.25))
     rho = jnp.where(positive, 2.0 * c * ratio / z_safe, 1.0)
     return rho, jnp.where(positive, log_f, 0.0)
 

@@ -1,6 +1,6 @@
 r"""Hockey-stick divergence and privacy profile between non-central chi-square laws.
 
-With :math:`P_t = \chi^2_d(t^2)` (the law of :math:`\|V\|^2`, ``MATH.md`` §2 and §5) and
+With :math:`P_t = \chi^2_d(t^2)` (the law of :math:`\|V\|^2`, ``docs/math/renyi.md#the-hockey-stick-divergence`` and §5) and
 :math:`\gamma = e^\varepsilon`,
 
 .. math::
@@ -57,11 +57,12 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.scan.engine import map_bucketed
-from fisherrdp._src.distributions.ncx2 import _log_cdf_sf
-from fisherrdp._src.special.bessel import _ratio_and_log_0f1
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.engine import map_bucketed
+from fisherrdp._src.core.validation import DIMENSION, NONNEG, PROBABILITY, validated
+from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
+from fisherrdp._src.numerics.roots import bracketed_newton
+from fisherrdp._src.special.bessel import ratio_and_log_0f1
 
 #: Safeguarded Newton steps for the root of the log-likelihood ratio (in log r).
 ROOT_STEPS = 64
@@ -76,11 +77,11 @@ EPS_STEPS = 48
 __all__ = ["epsilon_for_delta_ncx2", "hockey_stick_ncx2", "privacy_profile_ncx2"]
 
 
-def _log_likelihood_ratio(r, d, a, b):
+def log_likelihood_ratio(r, d, a, b):
     """(L(r), r L'(r)) with L = log p_a(r²) − log p_b(r²); a and b share one Bessel call."""
     nu = 0.5 * d - 1.0
     z = r[..., None] * jnp.stack([a, b], -1)
-    ratio, g = _ratio_and_log_0f1(nu[..., None], z, 0.25 * z * z)
+    ratio, g = ratio_and_log_0f1(nu[..., None], z, 0.25 * z * z)
     value = -0.5 * (a - b) * (a + b) + g[..., 0] - g[..., 1]
     return value, z[..., 0] * ratio[..., 0] - z[..., 1] * ratio[..., 1]
 
@@ -99,21 +100,15 @@ def _root(eps, d, a, b):
     guess = 0.5 * (a + b) + eps / gap
     t0 = jnp.clip(jnp.log(jnp.maximum(guess, MIN_ROOT)), t_lo, t_hi)
 
-    def step(_, state):
-        t, lo, hi = state
-        value, slope = _log_likelihood_ratio(jnp.exp(t), d, a, b)
-        g, g_slope = sign * (value - eps), sign * slope
-        lo = jnp.where(g < 0.0, t, lo)
-        hi = jnp.where(g < 0.0, hi, t)
-        newton = t - g / jnp.where(g_slope > 0.0, g_slope, 1.0)
-        inside = (g_slope > 0.0) & (newton > lo) & (newton < hi)
-        return jnp.where(inside, newton, 0.5 * (lo + hi)), lo, hi
+    def f(t):
+        value, slope = log_likelihood_ratio(jnp.exp(t), d, a, b)
+        return sign * (value - eps), sign * slope
 
-    t, _, _ = jax.lax.fori_loop(0, ROOT_STEPS, step, (t0, t_lo, t_hi))
+    t = bracketed_newton(f, t0, t_lo, t_hi, ROOT_STEPS)
     return jnp.exp(t), has_root
 
 
-def _log_optimal_set_probabilities(eps, d, a, b):
+def log_optimal_set_probabilities(eps, d, a, b):
     """(log P_a(S), log P_b(S), has_root) for S = {L > ε} (a half-line, see the module docs).
 
     ``log P_a(S)`` is the log of the tail of the privacy loss L = log(p_a/p_b) under P_a,
@@ -123,7 +118,7 @@ def _log_optimal_set_probabilities(eps, d, a, b):
     eps, d, a, b = jnp.broadcast_arrays(eps, d, a, b)
     r, has_root = jax.lax.stop_gradient(_root(eps, d, a, b))
     y = jnp.where(has_root, r * r, d + a * a)
-    log_cdf, log_sf = _log_cdf_sf(y[..., None], d[..., None], jnp.stack([a * a, b * b], -1))
+    log_cdf, log_sf = log_cdf_sf(y[..., None], d[..., None], jnp.stack([a * a, b * b], -1))
     log_p = jnp.where((a > b)[..., None], log_sf, log_cdf)
     return log_p[..., 0], log_p[..., 1], has_root
 
@@ -131,7 +126,7 @@ def _log_optimal_set_probabilities(eps, d, a, b):
 def _hockey_stick_and_slope(eps, d, a, b):
     """(E_{e^ε}(χ²_d(a²) ‖ χ²_d(b²)), ∂_ε E = −e^ε P_b(S)) on float arrays, unchecked."""
     eps, d, a, b = jnp.broadcast_arrays(eps, d, a, b)
-    log_pa, log_pb, has_root = _log_optimal_set_probabilities(eps, d, a, b)
+    log_pa, log_pb, has_root = log_optimal_set_probabilities(eps, d, a, b)
     usable = has_root & (log_pa > -jnp.inf)
     log_pa_safe = jnp.where(usable, log_pa, 0.0)
     log_ratio = jnp.where(usable, eps + log_pb - log_pa_safe, -1.0)
@@ -142,7 +137,7 @@ def _hockey_stick_and_slope(eps, d, a, b):
     return value, jnp.where(valid, slope, jnp.nan)
 
 
-def _hockey_stick(eps, d, a, b):
+def hockey_stick_kernel(eps, d, a, b):
     return _hockey_stick_and_slope(eps, d, a, b)[0]
 
 
@@ -159,17 +154,11 @@ def _profile(eps, d, a, b):
     return _profile_and_slope(eps, d, a, b)[0]
 
 
-_hockey_stick_jit = jax.jit(_hockey_stick)
-_profile_jit = jax.jit(_profile)
+_hockey_stick_jit = jax.jit(hockey_stick_kernel)
+privacy_profile_jit = jax.jit(_profile)
 
 
-def _check(eps, d, a, b) -> None:
-    check_concrete("eps", eps, lower=0.0)
-    check_concrete("d", d, lower=1.0)
-    check_concrete("a", a, lower=0.0)
-    check_concrete("b", b, lower=0.0)
-
-
+@validated(eps=NONNEG, d=DIMENSION, a=NONNEG, b=NONNEG)
 def hockey_stick_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
     r"""Hockey-stick divergence :math:`E_{e^\varepsilon}(\chi^2_d(a^2) \,\|\, \chi^2_d(b^2))`.
 
@@ -209,10 +198,10 @@ def hockey_stick_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) 
       >>> float(hockey_stick_ncx2(1.0, 10, 2.0, 2.0))
       0.0
     """
-    _check(eps, d, a, b)
     return map_bucketed(_hockey_stick_jit, *as_float_arrays(eps, d, a, b))[0]
 
 
+@validated(eps=NONNEG, d=DIMENSION, a=NONNEG, b=NONNEG)
 def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
     r"""Privacy profile :math:`\delta(\varepsilon)` of :math:`\chi^2_d(a^2)` and :math:`\chi^2_d(b^2)`.
 
@@ -222,7 +211,7 @@ def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLik
         E_{e^\varepsilon}(P_b \,\|\, P_a)\bigr),
 
     the smallest δ for which releasing :math:`\|V\|^2` is :math:`(\varepsilon, \delta)`-
-    indistinguishable for this pair in both directions (``MATH.md`` §5). Non-increasing in
+    indistinguishable for this pair in both directions (``docs/math/renyi.md#privacy-profile``). Non-increasing in
     ``eps``; :math:`\delta(0)` is the total variation distance. Same accuracy, broadcasting and
     differentiability as :func:`hockey_stick_ncx2`.
 
@@ -240,11 +229,10 @@ def privacy_profile_ncx2(eps: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLik
 
     Examples:
       >>> from fisherrdp.divergences import privacy_profile_ncx2
-      >>> print(f"{float(privacy_profile_ncx2(1.0, 10, 3.0, 2.0)):.10f}")  # MATH.md §5
+      >>> print(f"{float(privacy_profile_ncx2(1.0, 10, 3.0, 2.0)):.10f}")  # ``docs/math/renyi.md#spot-values``
       0.0600640291
     """
-    _check(eps, d, a, b)
-    return map_bucketed(_profile_jit, *as_float_arrays(eps, d, a, b))[0]
+    return map_bucketed(privacy_profile_jit, *as_float_arrays(eps, d, a, b))[0]
 
 
 @jax.custom_jvp
@@ -296,6 +284,7 @@ def _epsilon_for_delta_jvp(primals, tangents):
 _epsilon_for_delta_jit = jax.jit(_epsilon_for_delta)
 
 
+@validated(delta=PROBABILITY, d=DIMENSION, a=NONNEG, b=NONNEG)
 def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
     r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le` ``delta``.
 
@@ -333,9 +322,4 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
       >>> print(f"{float(privacy_profile_ncx2(eps, 10, 3.0, 2.0)):.6e}")
       1.000000e-06
     """
-    check_concrete("delta", delta, lower=0.0, upper=1.0, lower_inclusive=False,
-                   upper_inclusive=False)
-    check_concrete("d", d, lower=1.0)
-    check_concrete("a", a, lower=0.0)
-    check_concrete("b", b, lower=0.0)
     return map_bucketed(_epsilon_for_delta_jit, *as_float_arrays(delta, d, a, b))[0]

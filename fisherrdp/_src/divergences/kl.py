@@ -54,10 +54,14 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.divergences.renyi import PSI_TERMS, _log_scaled_mean, _two_window_nodes
-from fisherrdp._src.scan.engine import map_bucketed
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.engine import map_bucketed
+from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
+from fisherrdp._src.divergences.ncx2_quadrature import (
+    PSI_TERMS,
+    log_scaled_mean,
+    two_window_nodes,
+)
 
 __all__ = ["kl_ncx2"]
 
@@ -84,13 +88,10 @@ def _log_phi_large(l):
     return jnp.where(positive, log_pos, log_neg)
 
 
-def _kl(d, a, b):
-    valid = (d >= 1.0) & (a >= 0.0) & (b >= 0.0)
-    d = jnp.where(valid, d, 1.0)
-    a = jnp.where(valid, a, 1.0)
-    b = jnp.where(valid, b, 1.0)
-    # Window 0 at p_a (direct form), window 1 at p_b (φ form).
-    n, w_d, w_p, log_pb, l_over, a_phi = _two_window_nodes(jnp.ones_like(a), d, a, b)
+def kl_from_nodes(a, b, nodes):
+    """KL(P_a ‖ P_b) on the nodes of :func:`two_window_nodes` at α = 1 (``renyi_ncx2`` at α = 1
+    takes it from its own nodes, which are these)."""
+    n, w_d, w_p, log_pb, l_over, a_phi = nodes
     # 1. Direct form: E_a[L] = δ ∫ p_a L/δ / ∫ p_a, log p_a = log p_b + L.
     log_pa = log_pb[:n] + (a - b) * l_over[:n]
     pa = w_d * jnp.exp(log_pa - jax.lax.stop_gradient(jnp.max(log_pa)))
@@ -99,7 +100,7 @@ def _kl(d, a, b):
     use_phi = jax.lax.stop_gradient(direct < PHI_MAX) & (a != b)
     l = (a_phi - b) * l_over[n:]
     small = jnp.abs(l) < 1.0
-    log_e = _log_scaled_mean(
+    log_e = log_scaled_mean(
         log_pb[n:],
         l_over[n:],
         a_phi - b,
@@ -109,13 +110,23 @@ def _kl(d, a, b):
         _log_phi_large(jnp.where(small, 2.0, l)),
     )
     value = jnp.where(use_phi, jnp.exp(jnp.where(use_phi, log_e, 0.0)), direct)
-    value = jnp.where(a == b, jnp.zeros_like(value), value)
+    return jnp.where(a == b, jnp.zeros_like(value), value)
+
+
+def _kl(d, a, b):
+    valid = (d >= 1.0) & (a >= 0.0) & (b >= 0.0)
+    d = jnp.where(valid, d, 1.0)
+    a = jnp.where(valid, a, 1.0)
+    b = jnp.where(valid, b, 1.0)
+    # Window 0 at p_a (direct form), window 1 at p_b (φ form).
+    value = kl_from_nodes(a, b, two_window_nodes(jnp.ones_like(a), d, a, b))
     return jnp.where(valid, value, jnp.nan)
 
 
 _kl_vec = jax.jit(jnp.vectorize(_kl))
 
 
+@validated(d=DIMENSION, a=NONNEG, b=NONNEG)
 def kl_ncx2(d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
     r"""Kullback–Leibler divergence between two non-central chi-square laws with the same ``d``.
 
@@ -154,7 +165,4 @@ def kl_ncx2(d: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
       >>> float(kl_ncx2(50.0, 1.0, 1.0))
       0.0
     """
-    check_concrete("d", d, lower=1.0)
-    check_concrete("a", a, lower=0.0)
-    check_concrete("b", b, lower=0.0)
     return map_bucketed(_kl_vec, *as_float_arrays(d, a, b))[0]

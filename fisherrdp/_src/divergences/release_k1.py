@@ -1,4 +1,4 @@
-r"""Exact divergences of the finite synthetic release for k = 1 (``MATH.md`` §3).
+r"""Exact divergences of the finite synthetic release for k = 1 (``docs/math/release.md``).
 
 Given :math:`V`, the release :math:`ZV \sim \mathcal N(0, \|V\|^2 I_{n})`, so
 :math:`T = \|ZV\|^2 = Y X` is sufficient, with :math:`Y = \|V\|^2 \sim \chi^2_d(a^2)` and
@@ -19,7 +19,7 @@ a one-dimensional problem. In :math:`C = \log(T/n) = U + W`, :math:`U = \log Y`,
 
 (the constant by Stirling's series for :math:`n \ge 40`, so that nothing of size :math:`n`
 cancels), :math:`\log p_U(u) = u + \log p_{\chi^2_d(\theta^2)}(e^u)` in the two cancellation-free forms
-of :func:`fisherrdp._src.distributions.ncx2._logpdf`, fed from one shared Bessel evaluation.
+of :func:`fisherrdp._src.distributions.ncx2.density.logpdf_kernel`, fed from one shared Bessel evaluation.
 
 **Method.** *Outer windows* in :math:`c`: the peak of the tilted integrand
 :math:`p_a^\beta p_b^{1-\beta}` (:math:`\beta = \alpha` for the direct form, 0 for the ψ form) and
@@ -120,25 +120,27 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.distributions.ncx2 import SERIES_MAX_Z, _central_logpdf
-from fisherrdp._src.divergences._windows import newton_peak as _newton_peak
-from fisherrdp._src.divergences._windows import window_search
-from fisherrdp._src.divergences.hockey_stick import _hockey_stick, hockey_stick_ncx2
-from fisherrdp._src.divergences.renyi import (
-    PSI_MAX,
-    RATIO_SPAN,
-    Z_NODES,
-    _log_psi_sum,
-    _renyi,
-    renyi_ncx2,
+from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.engine import map_bucketed
+from fisherrdp._src.core.validation import (
+    DIMENSION,
+    NONNEG,
+    ORDER,
+    check_concrete,
+    is_tracer,
+    validated,
 )
-from fisherrdp._src.scan.engine import map_bucketed
-from fisherrdp._src.special.bessel import _bessel_core, _stirling_correction
-from fisherrdp._src.validation import check_concrete, is_tracer
+from fisherrdp._src.distributions.ncx2.density import SERIES_MAX_Z, central_logpdf
+from fisherrdp._src.divergences.hockey_stick import hockey_stick_kernel, hockey_stick_ncx2
+from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum, log_ratio_over_delta_args
+from fisherrdp._src.divergences.renyi import PSI_MAX, renyi_kernel, renyi_ncx2
+from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on
+from fisherrdp._src.numerics.roots import bracketed_newton
+from fisherrdp._src.numerics.windows import newton_peak as _newton_peak
+from fisherrdp._src.numerics.windows import window_search
+from fisherrdp._src.special.bessel import HALF_LOG_2PI, bessel_core, stirling_correction
 
 __all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
 
@@ -175,13 +177,7 @@ STIRLING_MIN = 20.0
 #: Largest chunk of an eager call (``map_bucketed``): each point holds ~1e5 inner nodes.
 BUCKET_CAP = 32
 
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
-
-
-def _rule(n: int, dtype) -> tuple[jax.Array, jax.Array]:
-    x, w = np.polynomial.legendre.leggauss(n)
-    return jnp.asarray((x + 1.0) / 2.0, dtype), jnp.asarray(w / 2.0, dtype)
 
 
 def _log_pw_constant(n):
@@ -189,7 +185,7 @@ def _log_pw_constant(n):
     m = 0.5 * n
     large = m >= STIRLING_MIN
     m_s = jnp.where(large, m, STIRLING_MIN)
-    stirling = 0.5 * jnp.log(m_s) - _HALF_LOG_2PI - _stirling_correction(m_s)
+    stirling = 0.5 * jnp.log(m_s) - HALF_LOG_2PI - stirling_correction(m_s)
     m_d = jnp.where(large, 1.0, m)
     direct = m_d * jnp.log(m_d) - m_d - jax.lax.lgamma(m_d)
     return jnp.where(large, stirling, direct)
@@ -208,13 +204,13 @@ def _q(w, n):
 
 def _bessel(nu, z):
     """Bessel parts at order ν, argument z (one call site for every Bessel evaluation)."""
-    return _bessel_core(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z)
+    return bessel_core(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z)
 
 
 def _log_pu_from(u, d, nc, parts):
     """Normalised log p_U(u), U = log Y, Y ~ χ²_d(nc), from Bessel ``parts`` at z = √(nc·e^u).
 
-    The two cancellation-free forms of :func:`fisherrdp._src.distributions.ncx2._logpdf`
+    The two cancellation-free forms of :func:`fisherrdp._src.distributions.ncx2.density.logpdf_kernel`
     (₀F₁ form for z ≤ max(30, d/2), Bessel form above), from one shared Bessel evaluation.
     Far in the right tail, where y = e^u or y/θ² overflows (float32: from u ≈ 88, reached by
     the level layout's nodes at n_syn ≈ 1), it is −inf (the density is e^{−y/2} there); such
@@ -229,34 +225,10 @@ def _log_pu_from(u, d, nc, parts):
     tail = jnp.isinf(jnp.exp(u) / ncb)
     u = jnp.where(tail, 0.0, u)
     y = jnp.exp(u)
-    series = _central_logpdf(y, half) - 0.5 * nc + parts.log_0f1
+    series = central_logpdf(y, half) - 0.5 * nc + parts.log_0f1
     diff = jnp.sqrt(y) - jnp.sqrt(ncb)
     bessel = -_LOG2 - 0.5 * diff * diff + 0.5 * (half - 1.0) * jnp.log(y / ncb) + parts.log_ive
     return jnp.where(tail, -jnp.inf, u + jnp.where(use_series, series, bessel))
-
-
-def _l_over_args(r, d, a, b):
-    """Bessel arguments of L/δ (as ``renyi._log_ratio_over_delta``), and how to finish it."""
-    nu = 0.5 * d - 1.0
-    delta = a - b
-    pole_distance = jnp.sqrt((nu + 0.5 * math.pi) ** 2 + (jnp.minimum(a, b) * r) ** 2)
-    use_ratio = jnp.abs(delta) * r <= RATIO_SPAN * pole_distance
-    s, ws = _rule(Z_NODES, r.dtype)
-    z = b * r[:, None] + jnp.where(use_ratio, delta * r, 0.0)[:, None] * s
-    ra = jnp.where(use_ratio, 0.0, a * r)
-    rb = jnp.where(use_ratio, 0.0, b * r)
-    args = jnp.concatenate([z.ravel(), ra, rb])
-
-    def finish(parts):
-        m = r.shape[0]
-        ratio = parts.ratio[: m * Z_NODES].reshape(m, Z_NODES)
-        g_a = parts.log_0f1[m * Z_NODES : m * Z_NODES + m]
-        g_b = parts.log_0f1[m * Z_NODES + m :]
-        by_ratio = r * jnp.sum(ws * ratio, axis=-1)
-        by_g = (g_a - g_b) / jnp.where(use_ratio, 1.0, delta)
-        return jnp.where(use_ratio, by_ratio, by_g) - 0.5 * (a + b)
-
-    return args, finish
 
 
 def _p(u, d, theta):
@@ -280,7 +252,7 @@ def _inner(w, c, d, n, theta):
 
 
 def _window(fn, x0, drop, cap, aux0=None):
-    """Windows (peak, σ, lo, hi) of :func:`~fisherrdp._src.divergences._windows.window_search`
+    """Windows (peak, σ, lo, hi) of :func:`~fisherrdp._src.numerics.windows.window_search`
     with this module's step counts and curvature floor."""
     return window_search(
         fn,
@@ -428,14 +400,6 @@ def _u_envelope(laws):
     return mode.min(0, keepdims=True), edges[None]
 
 
-def _rule_on(edges, nodes):
-    """Gauss–Legendre nodes and weights on the panels between sorted ``edges`` (B, P)."""
-    x, w = _rule(nodes, edges.dtype)
-    length = jnp.diff(edges, axis=1)[:, :, None]
-    offsets = edges[:, :-1, None] + length * x
-    return offsets.reshape(edges.shape[0], -1), (length * w).reshape(edges.shape[0], -1)
-
-
 def _inner_nodes(c, d, n, theta, drop, law, union=None, offset=0):
     """Inner nodes w (B, K) and log(weight · p_W), at outer nodes c (B,), for laws theta (B,).
 
@@ -460,7 +424,7 @@ def _inner_nodes(c, d, n, theta, drop, law, union=None, offset=0):
     levels = jax.lax.stop_gradient(_w_levels(n, c.dtype))
     w_points = jnp.broadcast_to(levels, (c.shape[0], 2 * len(LEVELS) + 1))
     edges = jnp.sort(jnp.concatenate([w_points, c[:, None] - u_edges], axis=1), axis=1)
-    w_l, wt_l = _rule_on(edges, INNER_NODES)
+    w_l, wt_l = composite_gauss_legendre_on(edges, INNER_NODES)
     use_levels = (c < mode)[:, None]
     w = jnp.where(use_levels, w_l, w_g)
     # The padding nodes have weight 0: log 0 = −inf by a double where (the tangent of log at
@@ -505,23 +469,12 @@ def _crossing(eps, d, n, a, b, lo, hi, start, drop, laws):
         log_pc, slope = _log_p_at(jnp.stack([c, c]), d, n, jnp.stack([a, b]), drop, _u_edges(laws))
         return sign * (log_pc[0] - log_pc[1] + shift - eps), sign * (slope[0] - slope[1])
 
-    def step(_, state):
-        c, lo, hi = state
-        g, g_slope = f(c)
-        lo = jnp.where(g < 0.0, c, lo)
-        hi = jnp.where(g < 0.0, hi, c)
-        newton = c - g / jnp.where(g_slope > 0.0, g_slope, 1.0)
-        inside = (g_slope > 0.0) & (newton > lo) & (newton < hi)
-        return jnp.where(inside, newton, 0.5 * (lo + hi)), lo, hi
-
-    c, _, _ = jax.lax.fori_loop(0, ROOT_STEPS, step, (start, lo, hi))
-    return c
+    return bracketed_newton(f, start, lo, hi, ROOT_STEPS)
 
 
 def _side(sigma, extent, nodes, linear, step, geo):
     """Offsets ≥ 0 and weights of graded panels covering [0, extent] (rows)."""
     dtype = sigma.dtype
-    x, w = _rule(nodes, dtype)
     lin = step * sigma[:, None] * jnp.arange(1, linear + 1, dtype=dtype)
     frac = jnp.arange(1, geo + 1, dtype=dtype) / geo
     start = (step * linear * sigma)[:, None]
@@ -531,9 +484,7 @@ def _side(sigma, extent, nodes, linear, step, geo):
         [jnp.zeros_like(start), jnp.minimum(lin, extent), jnp.where(extent > start, far, extent)],
         axis=1,
     )
-    length = jnp.diff(edges, axis=1)[:, :, None]
-    offsets = (edges[:, :-1, None] + length * x).reshape(edges.shape[0], -1)
-    return offsets, (length * w).reshape(edges.shape[0], -1)
+    return composite_gauss_legendre_on(edges, nodes)
 
 
 def _core(x, d, n, a, b, hockey):
@@ -591,12 +542,12 @@ def _core(x, d, n, a, b, hockey):
     theta_u = theta_all[: 3 * m, None] + 0.0 * u
     # One Bessel evaluation for every log-density and for ℓ/δ at the ψ-form nodes.
     r = jnp.exp(0.5 * u[2 * m :]).ravel()
-    l_args, l_finish = _l_over_args(r, d, jnp.full(r.shape, a_psi), b)
+    l_args, l_finish = log_ratio_over_delta_args(r, d, jnp.full(r.shape, a_psi), b)
     z_pu = (theta_u * jnp.exp(0.5 * u)).ravel()
     parts = _bessel(0.5 * d - 1.0, jnp.concatenate([z_pu, l_args]))
     k = z_pu.shape[0]
     pu_parts = jax.tree.map(lambda x: x[:k].reshape(u.shape), parts)
-    l_over = l_finish(jax.tree.map(lambda x: x[k:], parts)).reshape(u[2 * m :].shape)
+    l_over = l_finish(parts.ratio[k:], parts.log_0f1[k:]).reshape(u[2 * m :].shape)
     log_q = _log_pu_from(u, d, theta_u * theta_u, pu_parts) + lw
     log_pc = jax.nn.logsumexp(log_q[: 2 * m], axis=1)
     log_pa, log_pb = log_pc[:m], log_pc[m:]
@@ -625,7 +576,7 @@ def _core(x, d, n, a, b, hockey):
     y_safe = jnp.where(usable & (y != 0.0), y, 1.0)
     l_over_c = mean * jnp.where(usable & (y != 0.0), jnp.log1p(y_safe) / y_safe, 1.0)  # L/δ
     use_psi = jax.lax.stop_gradient(log_int < PSI_MAX) & (a != b) & ~hockey & jnp.all(usable)
-    log_e = jnp.where(use_psi, _log_psi_sum(alpha, log_pb_psi, l_over_c, delta, wc[1]), -1.0)
+    log_e = jnp.where(use_psi, log_psi_sum(alpha, log_pb_psi, l_over_c, delta, wc[1]), -1.0)
     e = jnp.exp(log_e)
     small_value = jnp.exp(log_e - jnp.log(alpha - 1.0)) * (jnp.log1p(e) / e)
     renyi_value = jnp.where(use_psi, small_value, log_int / (alpha - 1.0))
@@ -644,7 +595,7 @@ def _release(x, d, n, a, b, hockey, with_infinite=True):
     value = _core(x, d, n_f, a, b, hockey)
     value = jnp.where(a == b, jnp.zeros_like(value), value)
     if with_infinite:
-        limit = jnp.where(hockey, _hockey_stick(x, d, a, b), _renyi(x, d, a, b))
+        limit = jnp.where(hockey, hockey_stick_kernel(x, d, a, b), renyi_kernel(x, d, a, b))
         value = jnp.where(infinite, limit, value)
     else:
         value = jnp.where(infinite, jnp.nan, value)
@@ -656,13 +607,13 @@ def _release_vec(x, d, n, a, b, hockey):
     """:func:`_release` elementwise over broadcast arrays (n_syn = inf entries included).
 
     A module-level function (not a ``jnp.vectorize`` object): the engine keeps the traced
-    programs of named module functions on disk (:func:`~fisherrdp._src.scan.engine.stored_kernel`).
+    programs of named module functions on disk (:func:`~fisherrdp._src.core.engine.stored_kernel`).
     """
     return jnp.vectorize(functools.partial(_release, with_infinite=True))(x, d, n, a, b, hockey)
 
 
 @jax.jit
-def _release_finite_vec(x, d, n, a, b, hockey):
+def release_finite_vec(x, d, n, a, b, hockey):
     """:func:`_release_vec` without the n_syn = inf branch (not compiled)."""
     return jnp.vectorize(functools.partial(_release, with_infinite=False))(x, d, n, a, b, hockey)
 
@@ -724,6 +675,7 @@ def _release_logpdf(t: ArrayLike, d: ArrayLike, n_syn: ArrayLike, a: ArrayLike) 
     return _release_logpdf_vec(*as_float_arrays(*(jnp.asarray(v) for v in (t, d, n_syn, a))))
 
 
+@validated(alpha=ORDER, d=DIMENSION, n_syn=DIMENSION, a=NONNEG, b=NONNEG)
 def renyi_release_k1(
     alpha: ArrayLike, d: ArrayLike, n_syn: ArrayLike, a: ArrayLike, b: ArrayLike
 ) -> jax.Array:
@@ -736,7 +688,7 @@ def renyi_release_k1(
         p_{T,\theta} = \mathrm{law}(Y_\theta X),
 
     :math:`Y_\theta \sim \chi^2_d(\theta^2)`, :math:`X \sim \chi^2_{n}` independent,
-    :math:`n` = ``n_syn``, with :math:`a = \|v\|`, :math:`b = \|w\|` (``MATH.md`` §3: given
+    :math:`n` = ``n_syn``, with :math:`a = \|v\|`, :math:`b = \|w\|` (``docs/math/release.md#sufficiency-of-t``: given
     :math:`V`, :math:`\|ZV\|^2` is sufficient; the paper's Prop. 7.1 studies the gap to the
     :math:`n = \infty` value :func:`~fisherrdp.divergences.renyi_ncx2`, which this returns where
     ``n_syn`` is ``inf``). Increasing in ``n_syn``. Computed by nested Gauss–Legendre
@@ -764,13 +716,13 @@ def renyi_release_k1(
 
     Examples:
       >>> from fisherrdp.divergences import renyi_release_k1
-      >>> print(f"{float(renyi_release_k1(2.0, 5.0, 10.0, 2.0, 1.5)):.5f}")  # MATH.md §3
+      >>> print(f"{float(renyi_release_k1(2.0, 5.0, 10.0, 2.0, 1.5)):.5f}")  # ``docs/math/release.md#spot-values``
       0.09027
     """
-    check_release_args(False, alpha, d, n_syn, a, b)
     return _dispatch(False, alpha, d, n_syn, a, b)
 
 
+@validated(eps=NONNEG, d=DIMENSION, n_syn=DIMENSION, a=NONNEG, b=NONNEG)
 def hockey_stick_release_k1(
     eps: ArrayLike, d: ArrayLike, n_syn: ArrayLike, a: ArrayLike, b: ArrayLike
 ) -> jax.Array:
@@ -781,7 +733,7 @@ def hockey_stick_release_k1(
         E_{e^\varepsilon}(ZV \,\|\, ZW) = \int_0^\infty \bigl(p_{T,a}(t)
         - e^\varepsilon p_{T,b}(t)\bigr)_+\, dt, \qquad p_{T,\theta} = \mathrm{law}(Y_\theta X),
 
-    :math:`Y_\theta \sim \chi^2_d(\theta^2)`, :math:`X \sim \chi^2_{n}` (``MATH.md`` §3 and §5;
+    :math:`Y_\theta \sim \chi^2_d(\theta^2)`, :math:`X \sim \chi^2_{n}` (``docs/math/release.md`` and §5;
     the finite-release counterpart of :func:`~fisherrdp.divergences.hockey_stick_ncx2`, which
     this returns where ``n_syn`` is ``inf``). One direction only: the privacy profile is the
     maximum over ``(a, b)`` and ``(b, a)``. The optimal set is a half-line in :math:`t` (the
@@ -809,20 +761,15 @@ def hockey_stick_release_k1(
       >>> print(f"{float(hockey_stick_release_k1(0.1, 5.0, 1.0, 2.0, 1.0)):.8f}")
       0.06687335
     """
-    check_release_args(True, eps, d, n_syn, a, b)
     return _dispatch(True, eps, d, n_syn, a, b)
 
 
 def check_release_args(hockey, x, d, n_syn, a, b) -> None:
-    """The concrete-argument checks of ``renyi_release_k1`` (``hockey``: of the hockey stick)."""
-    if hockey:
-        check_concrete("eps", x, lower=0.0)
-    else:
-        check_concrete("alpha", x, lower=1.0, lower_inclusive=False)
-    check_concrete("d", d, lower=1.0)
-    check_concrete("n_syn", n_syn, lower=1.0)
-    check_concrete("a", a, lower=0.0)
-    check_concrete("b", b, lower=0.0)
+    """The concrete-argument checks of ``renyi_release_k1`` (``hockey``: of the hockey stick),
+    from its declared domains."""
+    fn = hockey_stick_release_k1 if hockey else renyi_release_k1
+    for (name, domain), value in zip(fn.domains.items(), (x, d, n_syn, a, b)):
+        domain.check(name, value)
 
 
 def _dispatch(hockey, x, d, n_syn, a, b):
@@ -836,5 +783,5 @@ def _dispatch(hockey, x, d, n_syn, a, b):
         return jnp.broadcast_to(
             limit(x, d, a, b), jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
         )
-    kernel = _release_vec if bool(jnp.any(infinite)) else _release_finite_vec
+    kernel = _release_vec if bool(jnp.any(infinite)) else release_finite_vec
     return map_bucketed(kernel, x, d, n, a, b, static=(bool(hockey),), cap=BUCKET_CAP)[0]

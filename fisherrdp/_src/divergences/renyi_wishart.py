@@ -8,7 +8,7 @@ r"""Exact Rényi divergence between k = 2 non-central Wishart laws, by cubature.
     = \frac{1}{\alpha-1}\log \mathbb E_{Y\sim W_2(d, I)}\bigl[r_v^\alpha\, r_w^{1-\alpha}\bigr],
     \qquad r_\Omega(Y) = \operatorname{etr}(-\Omega/2)\,{}_0F_1\bigl(\tfrac d2; \tfrac14\Omega Y\bigr),
 
-the infinite-release loss of the paper's Section 4 for k = 2 (Theorem 5.4 bounds it; MATH.md §4
+the infinite-release loss of the paper's Section 4 for k = 2 (Theorem 5.4 bounds it; ``docs/math/wishart_k2.md#renyi-divergence-of-two-wishart-laws``
 "k = 2 exact"); :func:`renyi_ncwishart` takes the means v, w (Ω = vᵀv) and delegates k = 1 to
 :func:`~fisherrdp.divergences.renyi_ncx2`.
 
@@ -65,12 +65,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import as_float_arrays
+from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.engine import map_bucketed
+from fisherrdp._src.core.validation import check_concrete, is_tracer
 from fisherrdp._src.distributions import ncwishart_k2 as k2
-from fisherrdp._src.divergences.renyi import _log_psi_sum, renyi_ncx2
-from fisherrdp._src.scan.engine import map_bucketed
-from fisherrdp._src.special.hyp0f1_matrix import _check_matrix
-from fisherrdp._src.validation import check_concrete, is_tracer
+from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum
+from fisherrdp._src.divergences.renyi import renyi_ncx2
+from fisherrdp._src.numerics.quadrature import gauss_legendre_as
+from fisherrdp._src.special.hyp0f1_matrix import check_matrix
 
 __all__ = ["renyi_ncwishart", "renyi_ncwishart_gram"]
 
@@ -96,13 +98,13 @@ def _log_ratios(c, om_v, om_w, delta, scale, ch, close):
     eps = jnp.finfo(delta.dtype).eps
 
     def by_t(_):
-        t, wt = np.polynomial.legendre.leggauss(T_NODES)
-        t = jnp.concatenate([jnp.zeros(1), jnp.asarray((t + 1.0) / 2.0, delta.dtype)])
+        t, wt = gauss_legendre_as(T_NODES, delta.dtype)
+        t = jnp.concatenate([jnp.zeros(1), t])
         omegas = om_w + t[:, None] * delta  # (1 + T, 3)
         value, slope, err = k2.log_ratio_and_derivative(
             c, omegas[:, None, :], delta / scale, ch
         )
-        l_over = jnp.asarray(wt / 2.0, delta.dtype) @ slope[1:]
+        l_over = wt @ slope[1:]
         return value[0], err[0], l_over, jnp.max(err[1:], axis=0) + 64.0 * eps
 
     def direct(_):
@@ -172,7 +174,7 @@ def _renyi_one(alpha, d, om_v, om_w, delta):
     e_direct = jnp.abs(log_i - log_i2)
     err_direct = (jnp.minimum(e_direct, 4.0 * e_direct**2) + shell + node_err) / (alpha - 1.0)
 
-    log_e, log_e2 = jax.vmap(_log_psi_sum, in_axes=(None, 0, None, None, None))(
+    log_e, log_e2 = jax.vmap(log_psi_sum, in_axes=(None, 0, None, None, None))(
         alpha, jnp.stack([log_pw, log_pw + coarse]), l_over, scale, 1.0
     )
     use_psi = (log_i < PSI_MAX) & ~equal
@@ -231,7 +233,7 @@ def _check_gram(name: str, value) -> jax.Array:
         raise ValueError(f"argument {name!r} must be a square matrix (..., k, k), got {a.shape}")
     if not is_tracer(value):
         try:
-            _check_matrix(value)
+            check_matrix(value)
         except ValueError as err:
             raise ValueError(str(err).replace("'X'", repr(name))) from None
     return a
@@ -253,7 +255,7 @@ def renyi_ncwishart_gram(
         = \frac{1}{\alpha-1}\log\int p_{\Omega_v}(Y)^\alpha\, p_{\Omega_w}(Y)^{1-\alpha}\,dY,
 
     the law of VᵀV for V = v + N ∈ R^{d×2}, Ω = vᵀv: the infinite-release loss of the paper's
-    Section 4 (bounded by Theorem 5.4, :func:`fisherrdp.bounds.theorem54_bound`; MATH.md §4
+    Section 4 (bounded by Theorem 5.4, :func:`fisherrdp.bounds.theorem54_bound`; ``docs/math/wishart_k2.md#renyi-divergence-of-two-wishart-laws``
     "k = 2 exact"). Not a Monte Carlo estimate (compare :func:`renyi_ncwishart_mc`): a 3-D
     cubature centred at the tilted peak, relative error below 1e-8 for d ∈ [2, 1000],
     α ∈ (1, 64], ‖Ω‖ up to ~1e3, singular Ω included, and for tiny divergences (Ω_v ≈ Ω_w);
@@ -282,7 +284,7 @@ def renyi_ncwishart_gram(
       >>> import numpy as np
       >>> from fisherrdp.divergences import renyi_ncwishart_gram
       >>> om_v, om_w = np.diag([4.0, 0.25]), np.diag([2.25, 0.25])
-      >>> round(float(renyi_ncwishart_gram(2.0, 10.0, om_v, om_w)), 10)  # MATH.md §4
+      >>> round(float(renyi_ncwishart_gram(2.0, 10.0, om_v, om_w)), 10)  # ``docs/math/wishart_k2.md#spot-values``
       0.1021935362
     """
     om_v = _check_gram("omega_v", omega_v)

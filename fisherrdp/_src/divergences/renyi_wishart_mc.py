@@ -1,7 +1,7 @@
 r"""Rényi divergence between non-central Wishart laws, by Monte Carlo on exact log-densities.
 
 For :math:`v, w \in \mathbb R^{r\times k}` (:math:`r \le d`; missing rows are zero) the
-infinite-release loss of the paper's Section 4 (Theorem 5.4 bounds it; MATH.md §4) is
+infinite-release loss of the paper's Section 4 (Theorem 5.4 bounds it; ``docs/math/variational.md#monte-carlo-for-the-wishart-family``) is
 
 .. math::
 
@@ -64,9 +64,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from fisherrdp._src.core.validation import check_concrete, is_tracer
 from fisherrdp._src.distributions.ncwishart import logpdf as _ncwishart_logpdf
 from fisherrdp._src.distributions.ncwishart import sample as _ncwishart_sample
-from fisherrdp._src.validation import check_concrete, is_tracer
 
 __all__ = ["RenyiMC", "renyi_ncwishart_mc"]
 

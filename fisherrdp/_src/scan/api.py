@@ -12,9 +12,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from fisherrdp._src.scan import engine
+from fisherrdp._src.core import engine
 from fisherrdp._src.scan.grid import Layout, Points, make_layout
-from fisherrdp._src.scan.quantities import Quantity, resolve
+from fisherrdp._src.scan.registry import Quantity, resolve
 from fisherrdp._src.scan.store import Store, check_existing, open_store
 
 __all__ = ["ScanResult", "load", "scan"]
@@ -56,9 +56,9 @@ class ScanResult:
     def data(self) -> dict[str, np.ndarray]:
         """Every output, shaped like the grid (read from the store on first use)."""
         if self._data is None:
-            from fisherrdp._src.scan.store import _zarr
+            from fisherrdp._src.scan.store import import_zarr
 
-            group = _zarr().open_group(self.store, mode="r")
+            group = import_zarr().open_group(self.store, mode="r")
             self._data = {name: np.asarray(group[name][...]) for name in self.outputs}
         return self._data
 
@@ -185,7 +185,7 @@ def scan(
 
     The grid's points are cut into blocks of at most ``chunk`` points (one compiled program per
     quantity, dtype, chunk size and device count, whatever the grid size); each call evaluates
-    one block on each local device (:mod:`fisherrdp._src.scan.engine`), and the next call is
+    one block on each local device (:mod:`fisherrdp._src.core.engine`), and the next call is
     dispatched before the previous one is fetched. With ``store``, blocks are written to a zarr store as they finish and a
     second call with the same store computes only the blocks still missing.
 
@@ -324,10 +324,10 @@ def scan(
 
 def _stored_chunk(path: str) -> int | None:
     """The chunk a store was made with (``None`` if there is no store yet)."""
-    from fisherrdp._src.scan.store import _zarr
+    from fisherrdp._src.scan.store import import_zarr
 
     try:
-        group = _zarr().open_group(path, mode="r")
+        group = import_zarr().open_group(path, mode="r")
     except Exception:
         return None
     run = dict(group.attrs.get("fisherrdp_run", {}))
@@ -351,7 +351,7 @@ def _gather(layout: Layout, data: dict[str, np.ndarray]) -> dict[str, np.ndarray
 
 
 def _run_attributes(q, dt, chunk, size, layout, seconds, opened) -> dict[str, Any]:
-    import fisherrdp
+    from fisherrdp._src.core.version import VERSION
 
     devices = jax.local_devices()
     previous = opened.run_attributes() if opened is not None else {}
@@ -359,7 +359,7 @@ def _run_attributes(q, dt, chunk, size, layout, seconds, opened) -> dict[str, An
         "quantity": q.name,
         "source": q.source,
         "params": list(q.params),
-        "fisherrdp_version": fisherrdp.__version__,
+        "fisherrdp_version": VERSION,
         "jax_version": jax.__version__,
         "devices": [str(d) for d in devices],
         "platform": devices[0].platform,
@@ -398,12 +398,12 @@ def load(store: str) -> ScanResult:
     Raises:
         ValueError: If ``store`` is not a fisherrdp scan store.
     """
-    from fisherrdp._src.scan.store import _IDENTITY, _zarr
+    from fisherrdp._src.scan.store import IDENTITY, import_zarr
 
-    group = _zarr().open_group(store, mode="r")
-    if _IDENTITY not in group.attrs:
+    group = import_zarr().open_group(store, mode="r")
+    if IDENTITY not in group.attrs:
         raise ValueError(f"{store!r} is not a fisherrdp scan store")
-    identity = dict(group.attrs[_IDENTITY])
+    identity = dict(group.attrs[IDENTITY])
     run = dict(group.attrs.get("fisherrdp_run", {}))
     dims = tuple(identity["dims"])
     coords_names = identity["params"] if identity["explicit"] else dims

@@ -31,11 +31,11 @@ __all__ = ["Store", "open_store", "FORMAT"]
 
 #: Version of the store layout (in the ``fisherrdp_scan`` attributes).
 FORMAT = 1
-_IDENTITY = "fisherrdp_scan"
+IDENTITY = "fisherrdp_scan"
 _RUN = "fisherrdp_run"
 
 
-def _zarr():
+def import_zarr():
     try:
         import zarr
     except ImportError as exc:  # pragma: no cover - zarr is a dependency
@@ -55,7 +55,7 @@ class Store:
     def __init__(self, path: str, group):
         self.path = path
         self.group = group
-        self.identity = dict(group.attrs[_IDENTITY])
+        self.identity = dict(group.attrs[IDENTITY])
 
     def done(self) -> np.ndarray:
         """Which blocks are finished (bool, one per block)."""
@@ -80,7 +80,7 @@ class Store:
         with warnings.catch_warnings():
             # zarr warns that consolidated metadata is not in the v3 spec; xarray reads it.
             warnings.simplefilter("ignore", UserWarning)
-            _zarr().consolidate_metadata(self.path)
+            import_zarr().consolidate_metadata(self.path)
 
 
 def _identity(quantity: str, params, outputs, layout: Layout, dtype) -> dict[str, Any]:
@@ -96,15 +96,15 @@ def _identity(quantity: str, params, outputs, layout: Layout, dtype) -> dict[str
 
 def check_existing(path: str, quantity: str, params, outputs, layout: Layout, dtype) -> bool:
     """Whether a store exists at ``path``; raise ``ValueError`` if it is not this scan's."""
-    zarr = _zarr()
+    zarr = import_zarr()
     try:
         group = zarr.open_group(path, mode="r")
     except (FileNotFoundError, zarr.errors.GroupNotFoundError):
         return False
-    if _IDENTITY not in group.attrs:
+    if IDENTITY not in group.attrs:
         raise ValueError(f"store {path!r} exists but is not a fisherrdp scan store")
     wanted = _identity(quantity, params, outputs, layout, dtype)
-    found = dict(group.attrs[_IDENTITY])
+    found = dict(group.attrs[IDENTITY])
     problems = _differences(found, wanted)
     if problems:
         raise ValueError(
@@ -131,7 +131,7 @@ def open_store(
     Raises:
         ValueError: If the store at ``path`` was made for another scan.
     """
-    zarr = _zarr()
+    zarr = import_zarr()
     if not check_existing(path, quantity, params, outputs, layout, dtype):
         if not create:
             raise FileNotFoundError(f"scan store {path!r} not found")
@@ -154,6 +154,6 @@ def open_store(
         group.require_group("progress").create_array("done", shape=(layout.n_blocks,), chunks=(1,), dtype="uint8",
                            fill_value=0, dimension_names=["block"])
         # Written last: a store without it is not taken for a scan store.
-        group.attrs[_IDENTITY] = _identity(quantity, params, outputs, layout, dtype)
+        group.attrs[IDENTITY] = _identity(quantity, params, outputs, layout, dtype)
     group = zarr.open_group(path, mode="r+")
     return Store(path, group)

@@ -1,6 +1,6 @@
 r"""log I_ν(x), I_{ν+1}(x)/I_ν(x) and log ₀F₁(; b; x) in JAX, to near float64 precision.
 
-All three are computed by one core, :func:`_bessel_core`, which returns, for order ν ≥ −½ and
+All three are computed by one core, :func:`bessel_core`, which returns, for order ν ≥ −½ and
 argument x ≥ 0 (with q = x²/4):
 
 * ``log_i``    = log I_ν(x),
@@ -61,9 +61,9 @@ import numpy as np
 from jax.custom_derivatives import SymbolicZero
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import as_float_arrays
-from fisherrdp._src.scan.engine import map_bucketed
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.engine import map_bucketed
+from fisherrdp._src.core.validation import NONNEG, Domain, validated
 from fisherrdp._src.special.debye import (
     DEBYE_MIN_ORDER,
     STIRLING,
@@ -83,7 +83,7 @@ RECURRENCE_STEPS = 21
 #: Largest chunk of an eager call (points per compiled call; see ``map_bucketed``).
 BUCKET_CAP = 1 << 16
 
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 #: Half-width of the window around the turning point z₀ where ν η is formed from x − ν z₀.
 TURNING_WINDOW = 0.05
 
@@ -137,7 +137,7 @@ def _horner(coefs: tuple[float, ...], s: jax.Array) -> jax.Array:
     return acc
 
 
-def _stirling_correction(mu: jax.Array) -> jax.Array:
+def stirling_correction(mu: jax.Array) -> jax.Array:
     """log Γ(μ + 1) − (μ + ½) log μ + μ − ½ log 2π, for μ ≥ 20 (Stirling series)."""
     r = 1.0 / mu
     r2 = r * r
@@ -188,7 +188,7 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
         power = power * tp
         s_sum = s_sum + power * _horner(U_EVEN[k], t2)
     w_sum = w_sum * p
-    common = 0.5 * jnp.log(t) + jnp.log(s_sum) - _HALF_LOG_2PI - 0.5 * jnp.log(mu)
+    common = 0.5 * jnp.log(t) + jnp.log(s_sum) - HALF_LOG_2PI - 0.5 * jnp.log(mu)
     log_ive = mu / (hyp + z) - mu * jnp.arcsinh(1.0 / z) + common
     # log I = ν η + …; near η's zero, ν η = (x − ν z₀) g(z − z₀) avoids the cancellation.
     distance = _distance_to_turning_point(mu, x)
@@ -196,12 +196,12 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     h = jnp.where(near, distance / mu, 0.0)
     log_i = jnp.where(near, distance * _horner(TURNING_TAYLOR[::-1], h) + common, log_ive + x)
     s = z * (z / (1.0 + hyp))  # √(1 + z²) − 1
-    log_0f1 = mu * (s - jnp.log1p(0.5 * s)) + _stirling_correction(mu) + 0.5 * jnp.log(t) + jnp.log(s_sum)
+    log_0f1 = mu * (s - jnp.log1p(0.5 * s)) + stirling_correction(mu) + 0.5 * jnp.log(t) + jnp.log(s_sum)
     ratio = z * t * (1.0 / (1.0 + t) - t * w_sum / s_sum)
     return BesselParts(log_i, log_ive, ratio, log_0f1)
 
 
-def _bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
+def bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
     """log ive, ratio and log ₀F₁(; v+1; q) for v ≥ −½, x ≥ 0, q = x²/4 (all one dtype)."""
     dtype = x.dtype
     use_series = q <= jnp.maximum(SERIES_MAX_Q, 0.25 * (v + 1.0))
@@ -245,11 +245,9 @@ def _bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
 # Public functions.
 
 
-def _prepare(v: ArrayLike, x: ArrayLike, names: tuple[str, str], lowers: tuple[float, float]):
-    """Validate concrete inputs, then convert both to one floating dtype."""
-    for name, value, lower in zip(names, (v, x), lowers):
-        check_concrete(name, value, lower=lower)
-    return as_float_arrays(v, x)
+#: Orders v >= -1/2 (I_v is positive for x > 0 there), and b = v + 1 >= 1/2 for log ₀F₁.
+ORDER_V = Domain(lower=-0.5)
+PARAMETER_B = Domain(lower=0.5)
 
 
 def _limit_at_zero(v: jax.Array, at_zero_order: float) -> jax.Array:
@@ -259,14 +257,14 @@ def _limit_at_zero(v: jax.Array, at_zero_order: float) -> jax.Array:
 
 @jax.custom_jvp
 def _log_i_and_ive(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-    parts = _bessel_core(v, x, 0.25 * x * x)
+    parts = bessel_core(v, x, 0.25 * x * x)
     return parts.log_i, parts.log_ive
 
 
 def _log_i_and_ive_jvp(primals, tangents):
     v, x = primals
     v_dot, x_dot = tangents
-    core = lambda order: _bessel_core(order, x, 0.25 * x * x)  # noqa: E731
+    core = lambda order: bessel_core(order, x, 0.25 * x * x)  # noqa: E731
     if isinstance(v_dot, SymbolicZero):
         parts = core(v)
         dlog_i = jnp.zeros_like(x)
@@ -310,34 +308,34 @@ def _log_bessel_ive(v: jax.Array, x: jax.Array) -> jax.Array:
 
 
 @jax.custom_jvp
-def _ratio_and_log_0f1(v: jax.Array, x: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.Array]:
-    parts = _bessel_core(v, x, q)
+def ratio_and_log_0f1(v: jax.Array, x: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.Array]:
+    parts = bessel_core(v, x, q)
     return parts.ratio, parts.log_0f1
 
 
-@_ratio_and_log_0f1.defjvp
+@ratio_and_log_0f1.defjvp
 def _ratio_and_log_0f1_jvp(primals, tangents):
     # No short identity without cancellation: differentiate the regime formulas.
-    core = lambda *args: _bessel_core(*args)[2:]  # noqa: E731
+    core = lambda *args: bessel_core(*args)[2:]  # noqa: E731
     return jax.jvp(core, primals, tangents)
 
 
 @jax.custom_jvp
-def _log_ive_and_0f1(v: jax.Array, x: jax.Array, q: jax.Array, use_0f1: jax.Array):
+def log_ive_and_0f1(v: jax.Array, x: jax.Array, q: jax.Array, use_0f1: jax.Array):
     """log(I_v(x) e^{−x}) and log ₀F₁(; v + 1; q), q = x²/4, from one evaluation of the core.
 
     For callers that use one of the two per element (``use_0f1``: the second): one core in the
     compiled program instead of one per output. Derivatives are those of
     :func:`_log_i_and_ive` for the first output (∂ₓ by the identity) and of
-    :func:`_ratio_and_log_0f1` for the second, each taken at a safe argument (x = 1, resp.
+    :func:`ratio_and_log_0f1` for the second, each taken at a safe argument (x = 1, resp.
     x = 2, q = 1) where its output is not used, so that neither carries NaN or inf into a
     gradient; under differentiation the unused entries of the outputs are those safe values.
     """
-    parts = _bessel_core(v, x, q)
+    parts = bessel_core(v, x, q)
     return parts.log_ive, parts.log_0f1
 
 
-@_log_ive_and_0f1.defjvp
+@log_ive_and_0f1.defjvp
 def _log_ive_and_0f1_jvp(primals, tangents):
     v, x, q, use_0f1 = primals
     v_dot, x_dot, q_dot, _ = tangents
@@ -346,7 +344,7 @@ def _log_ive_and_0f1_jvp(primals, tangents):
         _log_i_and_ive, (v, jnp.where(use_0f1, 1.0, x)), (v_dot, jnp.where(use_0f1, zero, x_dot))
     )
     (_, log_0f1), (_, d_0f1) = jax.jvp(
-        _ratio_and_log_0f1,
+        ratio_and_log_0f1,
         (v, jnp.where(use_0f1, x, 2.0), jnp.where(use_0f1, q, 1.0)),
         (v_dot, jnp.where(use_0f1, x_dot, zero), jnp.where(use_0f1, q_dot, zero)),
     )
@@ -356,19 +354,20 @@ def _log_ive_and_0f1_jvp(primals, tangents):
 @jax.jit
 def _bessel_ratio(v: jax.Array, x: jax.Array) -> jax.Array:
     at_inf, x = _finite(x)
-    ratio = jnp.where(at_inf, 1.0, _ratio_and_log_0f1(v, x, 0.25 * x * x)[0])
+    ratio = jnp.where(at_inf, 1.0, ratio_and_log_0f1(v, x, 0.25 * x * x)[0])
     return jnp.where((v < -0.5) | (x < 0.0), jnp.nan, ratio)
 
 
 @jax.jit
-def _log_hyp0f1(b: jax.Array, x: jax.Array) -> jax.Array:
+def log_hyp0f1_kernel(b: jax.Array, x: jax.Array) -> jax.Array:
     at_inf, x = _finite(x)
     positive = x > 0.0
     x_bessel = jnp.where(positive, 2.0 * jnp.sqrt(jnp.where(positive, x, 1.0)), 0.0)
-    log_0f1 = jnp.where(at_inf, jnp.inf, _ratio_and_log_0f1(b - 1.0, x_bessel, x)[1])
+    log_0f1 = jnp.where(at_inf, jnp.inf, ratio_and_log_0f1(b - 1.0, x_bessel, x)[1])
     return jnp.where((b < 0.5) | (x < 0.0), jnp.nan, log_0f1)
 
 
+@validated(v=ORDER_V, x=NONNEG)
 def log_bessel_ive(v: ArrayLike, x: ArrayLike) -> jax.Array:
     r"""Logarithm of the exponentially scaled modified Bessel function of the first kind.
 
@@ -401,10 +400,11 @@ def log_bessel_ive(v: ArrayLike, x: ArrayLike) -> jax.Array:
       >>> float(fs.log_bessel_ive(0.0, 40.0))  # doctest: +ELLIPSIS
       -2.7602131386476...
     """
-    v, x = _prepare(v, x, ("v", "x"), (-0.5, 0.0))
+    v, x = as_float_arrays(v, x)
     return map_bucketed(_log_bessel_ive, v, x, cap=BUCKET_CAP)[0]
 
 
+@validated(v=ORDER_V, x=NONNEG)
 def log_bessel_i(v: ArrayLike, x: ArrayLike) -> jax.Array:
     r"""Logarithm of the modified Bessel function of the first kind, :math:`\log I_v(x)`.
 
@@ -434,10 +434,11 @@ def log_bessel_i(v: ArrayLike, x: ArrayLike) -> jax.Array:
       >>> round(float(fs.log_bessel_i(1200.0, 700.0)), 10)  # scipy.special.iv underflows here
       -184.9420662352
     """
-    v, x = _prepare(v, x, ("v", "x"), (-0.5, 0.0))
+    v, x = as_float_arrays(v, x)
     return map_bucketed(_log_bessel_i, v, x, cap=BUCKET_CAP)[0]
 
 
+@validated(v=ORDER_V, x=NONNEG)
 def bessel_ratio(v: ArrayLike, x: ArrayLike) -> jax.Array:
     r"""Ratio of consecutive modified Bessel functions, :math:`R_v(x) = I_{v+1}(x)/I_v(x)`.
 
@@ -465,10 +466,11 @@ def bessel_ratio(v: ArrayLike, x: ArrayLike) -> jax.Array:
       >>> float(fs.bessel_ratio(-0.5, 1.0))  # tanh(1)  # doctest: +ELLIPSIS
       0.76159415595576...
     """
-    v, x = _prepare(v, x, ("v", "x"), (-0.5, 0.0))
+    v, x = as_float_arrays(v, x)
     return map_bucketed(_bessel_ratio, v, x, cap=BUCKET_CAP)[0]
 
 
+@validated(b=PARAMETER_B, x=NONNEG)
 def log_hyp0f1(b: ArrayLike, x: ArrayLike) -> jax.Array:
     r"""Logarithm of the confluent hypergeometric limit function :math:`{}_0F_1(;b;x)`, x ≥ 0.
 
@@ -498,5 +500,5 @@ def log_hyp0f1(b: ArrayLike, x: ArrayLike) -> jax.Array:
       >>> float(fs.log_hyp0f1(1.5, 0.0))
       0.0
     """
-    b, x = _prepare(b, x, ("b", "x"), (0.5, 0.0))
-    return map_bucketed(_log_hyp0f1, b, x, cap=BUCKET_CAP)[0]
+    b, x = as_float_arrays(b, x)
+    return map_bucketed(log_hyp0f1_kernel, b, x, cap=BUCKET_CAP)[0]

@@ -7,7 +7,7 @@ r"""log ₀F₁(; b; X) of a real symmetric positive semi-definite matrix argume
     = \sum_\kappa \frac{2^{|\kappa|} J_\kappa(x_1, \dots, x_k)}{j_\kappa\, [b]_\kappa},
     \qquad [b]_\kappa = \prod_{i} \bigl(b - \tfrac{i-1}{2}\bigr)_{\kappa_i},
 
-(Koev & Edelman 2006; MATH.md §4), the function in the non-central Wishart density of the
+(Koev & Edelman 2006; ``docs/math/hyp0f1_matrix.md#definition``), the function in the non-central Wishart density of the
 paper's Section 4 (Theorems 5.3 and 5.4 concern that law). It depends on X only through its
 eigenvalues x_1 … x_k and is defined for b > (k − 1)/2 (the Pochhammer [b]_κ then never
 vanishes).
@@ -24,7 +24,7 @@ summed in log space (a weighted log-sum-exp with the scalar log ₀F₁), with `
 differentiation, the value not depending on it; t ≥ 1 keeps the first-order terms, and so the
 gradient at X = 0, from underflowing), so that zero eigenvalues give finite values and
 gradients. k ≥ 3 uses the Koev–Edelman recursion over the partitions with ℓ(κ) ≤ k,
-|κ| ≤ M (static tables, :mod:`fisherrdp._src.special._partitions`) for the normalised Jack
+|κ| ≤ M (static tables, :mod:`fisherrdp._src.special.partitions`) for the normalised Jack
 polynomials R_κ^{(m)}(y) = J_κ(y_1..y_m)/J_κ(1^m): every level is a convex combination of the
 previous one (gathers and a segment sum), so R ∈ [0, 1] never overflows or cancels, and
 
@@ -89,10 +89,10 @@ import numpy as np
 from jax.custom_derivatives import SymbolicZero
 from jax.typing import ArrayLike
 
-from fisherrdp._src.config import float_dtype
-from fisherrdp._src.special._partitions import partition_table
-from fisherrdp._src.special.bessel import _log_hyp0f1
-from fisherrdp._src.validation import check_concrete, is_tracer
+from fisherrdp._src.core.config import float_dtype
+from fisherrdp._src.core.validation import check_concrete, is_tracer
+from fisherrdp._src.special.bessel import log_hyp0f1_kernel
+from fisherrdp._src.special.partitions import partition_table
 
 __all__ = ["log_hyp0f1_eigs", "log_hyp0f1_matrix"]
 
@@ -106,7 +106,7 @@ MAX_PARTITION_SIZE_DEFAULT = 32
 _CHUNK_ELEMENTS = 1 << 23
 
 
-def _max_size(k: int) -> int:
+def largest_partition_size(k: int) -> int:
     return MAX_PARTITION_SIZE.get(k, MAX_PARTITION_SIZE_DEFAULT)
 
 
@@ -166,7 +166,7 @@ def _choose_partition_size(b: np.ndarray, x: np.ndarray, eps: float) -> int:
         np.asarray(b, np.float64).ravel() if np.size(b) > 1 else np.asarray(b, np.float64),
         (len(x),),
     )
-    cap = _max_size(k)
+    cap = largest_partition_size(k)
     n = np.arange(1, 4 * cap + 3, dtype=np.float64)[None, :]
     trace = x.sum(axis=1)
     largest = x.max(axis=1)
@@ -209,25 +209,25 @@ def _log_weighted_sum(log_terms: jax.Array, weights: jax.Array, axis: int = -1) 
 
 
 @jax.custom_jvp
-def _log_0f1(c: jax.Array, s: jax.Array) -> jax.Array:
+def log_0f1_cheap_jvp(c: jax.Array, s: jax.Array) -> jax.Array:
     """Scalar log ₀F₁(c; s) with a cheap s-derivative (values only, no Bessel-core jvp)."""
-    return _log_hyp0f1(c, s)
+    return log_hyp0f1_kernel(c, s)
 
 
 def _log_0f1_jvp(primals, tangents):
     c, s = primals
     c_dot, s_dot = tangents
     if isinstance(c_dot, SymbolicZero):
-        value = _log_hyp0f1(c, s)
+        value = log_hyp0f1_kernel(c, s)
         tangent = jnp.zeros_like(value)
     else:  # ∂_c has no closed form: differentiate the regime formulas (slow to compile).
-        value, tangent = jax.jvp(_log_hyp0f1, (c, s), (c_dot, jnp.zeros_like(s)))
+        value, tangent = jax.jvp(log_hyp0f1_kernel, (c, s), (c_dot, jnp.zeros_like(s)))
     if not isinstance(s_dot, SymbolicZero):  # ∂_s log ₀F₁(c; s) = ₀F₁(c + 1; s) / (c ₀F₁(c; s))
-        tangent = tangent + jnp.exp(_log_hyp0f1(c + 1.0, s) - value) / c * s_dot
+        tangent = tangent + jnp.exp(log_hyp0f1_kernel(c + 1.0, s) - value) / c * s_dot
     return value, tangent
 
 
-_log_0f1.defjvp(_log_0f1_jvp, symbolic_zeros=True)
+log_0f1_cheap_jvp.defjvp(_log_0f1_jvp, symbolic_zeros=True)
 
 
 def _k2_series(b: jax.Array, x: jax.Array, n_terms: int):
@@ -244,7 +244,7 @@ def _k2_series(b: jax.Array, x: jax.Array, n_terms: int):
         - jax.lax.lgamma(j + 1.0)
         - (jax.lax.lgamma(c + 2.0 * j) - jax.lax.lgamma(c))
         - (jax.lax.lgamma(c - 0.5 + j) - jax.lax.lgamma(c - 0.5))
-        + _log_0f1(c + 2.0 * j, jnp.broadcast_to(s[..., None], c.shape[:-1] + (n_terms,)))
+        + log_0f1_cheap_jvp(c + 2.0 * j, jnp.broadcast_to(s[..., None], c.shape[:-1] + (n_terms,)))
     )
     powers = jnp.cumprod(
         jnp.concatenate(
@@ -360,7 +360,7 @@ def _log_hyp0f1_eigs(b: jax.Array, x: jax.Array, n: int):
     bad = (b < 0.5) if k == 1 else (b <= 0.5 * (k - 1))
     b_safe = jnp.where(bad, jnp.asarray(0.5 * k + 1.0, x.dtype), b)
     if k == 1:
-        value = _log_hyp0f1(b_safe, x[..., 0])
+        value = log_hyp0f1_kernel(b_safe, x[..., 0])
         error = jnp.zeros_like(value) + 4.0 * jnp.finfo(x.dtype).eps * jnp.maximum(
             1.0, jnp.abs(value)
         )
@@ -377,7 +377,7 @@ def _log_hyp0f1_eigs(b: jax.Array, x: jax.Array, n: int):
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(2,))
-def _log_hyp0f1_sym(b: jax.Array, X: jax.Array, n: int):
+def log_hyp0f1_sym(b: jax.Array, X: jax.Array, n: int):
     return _log_hyp0f1_eigs(b, jnp.linalg.eigvalsh(X), n)
 
 
@@ -402,7 +402,7 @@ def _log_hyp0f1_sym_jvp(n, primals, tangents):
     return (value, error), (value_dot, jnp.zeros_like(error))
 
 
-_log_hyp0f1_sym.defjvp(_log_hyp0f1_sym_jvp, symbolic_zeros=True)
+log_hyp0f1_sym.defjvp(_log_hyp0f1_sym_jvp, symbolic_zeros=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -416,11 +416,11 @@ def _check_b(b, k: int) -> None:
         check_concrete("b", b, lower=0.5 * (k - 1), lower_inclusive=False)
 
 
-def _truncation(b, x, k: int, dtype) -> int:
+def series_truncation(b, x, k: int, dtype) -> int:
     if k == 1:
         return 0
     if is_tracer(b) or is_tracer(x):
-        return K2_MAX_TERMS if k == 2 else _max_size(k)
+        return K2_MAX_TERMS if k == 2 else largest_partition_size(k)
     eps = float(jnp.finfo(dtype).eps)
     bn, xn = np.asarray(b, np.float64), np.maximum(np.asarray(x, np.float64), 0.0)
     bn = np.broadcast_to(bn, xn.shape[:-1])
@@ -441,7 +441,7 @@ def log_hyp0f1_eigs(b: ArrayLike, eigenvalues: ArrayLike, *, return_error: bool 
         \frac{C_\kappa(X)}{[b]_\kappa\,n!},\qquad
         [b]_\kappa = \prod_{i=1}^{\ell(\kappa)} \Bigl(b - \frac{i-1}{2}\Bigr)_{\kappa_i},
 
-    with :math:`C_\kappa` the zonal polynomials (Koev & Edelman 2006; MATH.md §4), the
+    with :math:`C_\kappa` the zonal polynomials (Koev & Edelman 2006; ``docs/math/hyp0f1_matrix.md#definition``), the
     hypergeometric factor of the non-central Wishart density of the paper's Section 4.
     Methods, truncation, error bound and cost: :mod:`fisherrdp._src.special.hyp0f1_matrix`.
 
@@ -484,12 +484,12 @@ def log_hyp0f1_eigs(b: ArrayLike, eigenvalues: ArrayLike, *, return_error: bool 
     batch = jnp.broadcast_shapes(b.shape, x.shape[:-1])
     b = jnp.broadcast_to(b, batch)
     x = jnp.broadcast_to(x, batch + (k,))
-    n = _truncation(b, x, k, dtype)
+    n = series_truncation(b, x, k, dtype)
     value, error = _log_hyp0f1_eigs(b, x, n)
     return (value, error) if return_error else value
 
 
-def _check_matrix(X) -> None:
+def check_matrix(X) -> None:
     if is_tracer(X):
         return
     a = np.asarray(X, np.float64)
@@ -529,7 +529,7 @@ def log_hyp0f1_matrix(b: ArrayLike, X: ArrayLike, *, return_error: bool = False)
         = {}_0F_1(;b;\operatorname{diag}(\lambda_1, \dots, \lambda_k)),
 
     the hypergeometric function of a matrix argument in the non-central Wishart density
-    (paper Section 4; MATH.md §4). Computed from the eigenvalues (:func:`log_hyp0f1_eigs`);
+    (paper Section 4; ``docs/math/hyp0f1_matrix.md#the-non-central-wishart-density``). Computed from the eigenvalues (:func:`log_hyp0f1_eigs`);
     differentiable in ``X`` through a ``custom_jvp`` whose tangent is
     :math:`\sum_i \partial_{\lambda_i} f\, q_i^\top \dot X q_i` (finite and correct at
     repeated and zero eigenvalues; ``eigh`` is never differentiated), and in ``b``.
@@ -559,7 +559,7 @@ def log_hyp0f1_matrix(b: ArrayLike, X: ArrayLike, *, return_error: bool = False)
         raise ValueError(f"argument 'X' must be a square matrix (..., k, k), got shape {Xa.shape}")
     k = Xa.shape[-1]
     _check_b(b, k)
-    _check_matrix(X)
+    check_matrix(X)
     dtype = float_dtype(b, Xa)
     Xa = Xa.astype(dtype)
     Xa = 0.5 * (Xa + jnp.swapaxes(Xa, -1, -2))
@@ -568,8 +568,8 @@ def log_hyp0f1_matrix(b: ArrayLike, X: ArrayLike, *, return_error: bool = False)
     b = jnp.broadcast_to(b, batch)
     Xa = jnp.broadcast_to(Xa, batch + (k, k))
     if is_tracer(Xa):
-        n = _truncation(b, Xa, k, dtype)
+        n = series_truncation(b, Xa, k, dtype)
     else:
-        n = _truncation(b, np.linalg.eigvalsh(np.asarray(Xa, np.float64)), k, dtype)
-    value, error = _log_hyp0f1_sym(b, Xa, n)
+        n = series_truncation(b, np.linalg.eigvalsh(np.asarray(Xa, np.float64)), k, dtype)
+    value, error = log_hyp0f1_sym(b, Xa, n)
     return (value, error) if return_error else value

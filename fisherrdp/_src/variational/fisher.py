@@ -2,7 +2,7 @@ r"""Variational estimation of Fisher information from samples of a reparameteris
 
 **Method.** For a family :math:`X_\theta = g(\theta, \varepsilon)` with score
 :math:`s_\theta = \partial_\theta \log p_\theta(X_\theta)`, the Cramér–Rao inequality in
-variational form (``MATH.md`` §6):
+variational form (``docs/math/variational.md#variational-fisher-information``):
 
 .. math::
 

@@ -1,7 +1,7 @@
 r"""Variational (sample-based) estimation of Rényi divergences, with a small MLP in plain JAX.
 
 **Method.** The convex-conjugate representation of Birrell et al. (2023, "Function-space
-regularized Rényi divergences", ICLR; ``MATH.md`` §6), with :math:`R_\alpha = D_\alpha/\alpha`:
+regularized Rényi divergences", ICLR; ``docs/math/variational.md#the-convex-conjugate-formula``), with :math:`R_\alpha = D_\alpha/\alpha`:
 
 .. math::
 
@@ -13,7 +13,7 @@ attained at :math:`g^* = -(dP/dQ)^\alpha/(\alpha\int p^\alpha q^{1-\alpha})`. Th
 under :math:`Q`, the log-moment under :math:`P` (swapping the samplers estimates
 :math:`D_\alpha(Q\|P)`). The test function is :math:`g = -e^{h(x)}` (``output="exp"``,
 the default) or :math:`g = -\mathrm{psp}(h(x))` (``output="poly_softplus"``, Birrell et al.'s
-and ``MATH.md``'s choice), with :math:`h` an MLP (GELU hidden layers by default, linear
+and ``docs/math/variational.md#output-layers``'s choice), with :math:`h` an MLP (GELU hidden layers by default, linear
 output, last layer initialised to zero) and the poly-softplus :math:`\mathrm{psp}(y) = 1 + y`
 (:math:`y \ge 0`), :math:`1/(1-y)` (:math:`y < 0`), whose log is formed as ``log1p(y)`` /
 ``-log1p(-y)`` under a double ``where``. The log-moment is a ``logsumexp``. Why ``exp`` by
@@ -76,13 +76,13 @@ every run of the heavy-tailed :math:`\mathcal N(0, 1.3^2)\,\|\,\mathcal N(0, 1)`
 of its 6 intervals miss, low by 6–13%); 25 of the 29 unflagged cover (86%): three of the four
 unflagged misses are :math:`\mathcal N(0.5, 1)\,\|\,\mathcal N(0, 1.3^2)` at α = 1.5, whose
 z-scores spread about 1.6 times the stated standard error over 12 keys with light-tailed
-weights and agreeing members, so no diagnostic sees it (cause not found). ``MATH.md`` §6: the
+weights and agreeing members, so no diagnostic sees it (cause not found). ``docs/math/variational.md#why-heavy-tails-appear``: the
 variance grows with :math:`e^{\alpha(\alpha-1)D}`-type moments of :math:`dP/dQ`, and beyond
 :math:`\alpha D` of a few units no sample-based estimate is reliable.
 
 **Cost.** ``points`` × ``members`` × ``steps`` × ``batch_size`` samples of each law through the
 networks (the members of a point share the draws), plus the samplers' own cost (χ² draws for
-release features: :mod:`fisherrdp._src.random`), plus ``n_eval`` held-out samples per point;
+release features: :mod:`fisherrdp._src.core.random`), plus ``n_eval`` held-out samples per point;
 compilation of the training and evaluation steps dominates short runs. Measured: 24 release
 points in 400–500 s, 8 Gaussian pairs in 80–210 s (2 shared CPU cores).
 """
@@ -101,7 +101,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.validation import check_concrete
 from fisherrdp._src.variational import diagnostics
 from fisherrdp._src.variational.training import (
     Z95,
@@ -169,8 +169,7 @@ def poly_softplus_log(y: jax.Array) -> jax.Array:
         \log\mathrm{psp}(y) = \begin{cases} \log(1 + y) & y \ge 0 \\
         -\log(1 - y) & y < 0, \end{cases}
 
-    the output layer of the convex-conjugate Rényi estimator (Birrell et al. 2023; ``MATH.md``
-    §6): :math:`\mathrm{psp} > 0` is :math:`C^1`, grows linearly and decays like :math:`1/|y|`.
+    the output layer of the convex-conjugate Rényi estimator (Birrell et al. 2023; ``docs/math/variational.md#output-layers``): :math:`\mathrm{psp} > 0` is :math:`C^1`, grows linearly and decays like :math:`1/|y|`.
     Both branches are evaluated at safe arguments (no NaN in values or gradients).
 
     Args:
@@ -369,7 +368,7 @@ def estimate_renyi(
             \log \hat E_P\bigl[|g|^{(\alpha-1)/\alpha}\bigr] + \frac{\log\alpha+1}{\alpha}\Bigr),
         \qquad g = -e^{h} \text{ or } -\mathrm{psp}(h),
 
-    the convex-conjugate formula of Birrell et al. (2023) (``MATH.md`` §6) with :math:`h` the
+    the convex-conjugate formula of Birrell et al. (2023) (``docs/math/variational.md#the-convex-conjugate-formula``) with :math:`h` the
     average of an ensemble of MLPs, each trained to maximise it, and :math:`\hat E` over
     held-out samples. The estimate is low-biased (a variational lower value; the gap shrinks
     with training) and unreliable beyond :math:`\alpha D_\alpha` of a few units (the variance of

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from fisherrdp._src.validation import check_concrete
+from fisherrdp._src.core.validation import check_concrete
 from fisherrdp._src.variational.networks import ACTIVATIONS, init_ensemble
 
 __all__ = [

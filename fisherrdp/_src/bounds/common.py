@@ -1,0 +1,49 @@
+r"""Shared by the closed-form bounds: argument checks and numerically careful primitives
+(safe under ``jnp.where`` for gradients).
+
+Units: the model noise and the latent noise have unit scale (:math:`\sigma = \sigma_z = 1`);
+divide norms, bounds :math:`C` and sensitivities :math:`\Delta` by :math:`\sigma` first.
+Rényi divergences use the natural logarithm and orders :math:`\alpha > 1`.
+
+Every function broadcasts its array arguments, is compatible with :func:`jax.jit`,
+:func:`jax.vmap` and :func:`jax.grad`, and computes in the common floating dtype of its inputs
+(float64 when x64 is on, as after ``import fisherrdp``). Array arguments are scalars or arrays
+(NumPy or JAX; as in JAX, Python lists are not accepted). Called eagerly with concrete values,
+out-of-range arguments raise :class:`ValueError` naming the argument and its valid range; under
+a JAX transformation no check is made and out-of-range arguments give NaN or meaningless values.
+
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import jax.numpy as jnp
+
+__all__ = ["VARIANTS", "Variant", "check_variant", "upper_ratio", "x_over_x_plus_c"]
+
+
+Variant = Literal["rederived", "printed"]
+
+
+VARIANTS = ("rederived", "printed")
+
+
+def check_variant(variant: str) -> None:
+    if variant not in VARIANTS:
+        raise ValueError(f"argument 'variant' must be one of {VARIANTS}, got {variant!r}")
+
+
+def x_over_x_plus_c(x, c):
+    """``x / (x + c)`` for ``x >= 0``, ``c > 0``; exact 1 for ``x = inf``, no NaN gradients."""
+    big = x > c
+    x_big = jnp.where(big, x, jnp.ones_like(x))
+    x_small = jnp.where(big, jnp.zeros_like(x), x)
+    return jnp.where(big, 1.0 / (1.0 + c / x_big), x_small / (x_small + c))
+
+
+def upper_ratio(two_theta_sq, c):
+    """``x / (x + c)`` where ``c > 0``, and the trivial bound 1 where ``c <= 0``."""
+    informative = c > 0
+    c_safe = jnp.where(informative, c, jnp.ones_like(c))
+    return jnp.where(informative, x_over_x_plus_c(two_theta_sq, c_safe), 1.0)

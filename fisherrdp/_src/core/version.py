@@ -1,0 +1,3 @@
+"""The package version (pyproject.toml reads it from here)."""
+
+VERSION = "0.1.0"

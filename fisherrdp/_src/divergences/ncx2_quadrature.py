@@ -1,0 +1,251 @@
+r"""The quadrature core shared by the non-central χ² divergences (Rényi, KL, finite releases).
+
+Composite Gauss–Legendre rules in :math:`u = \log r` over windows placed around the peak of
+the integrand, the log-likelihood ratio :math:`L/\delta` by a rule along the segment from
+:math:`b` to :math:`a` (no cancellation as :math:`a \to b`), and the ψ form
+:math:`E_b[\psi(L)]` summed in scaled log space. The method, its constants and its accuracy
+are described where it is used: :mod:`fisherrdp._src.divergences.renyi` (and
+``docs/math/renyi.md``); :mod:`~fisherrdp._src.divergences.kl` and
+:mod:`~fisherrdp._src.divergences.release_k1` take the nodes and sums from here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from fisherrdp._src.distributions.ncx2.density import logpdf_kernel
+from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on, gauss_legendre_as
+from fisherrdp._src.numerics.windows import window_search
+from fisherrdp._src.special.bessel import ratio_and_log_0f1
+
+#: Gauss–Legendre nodes per panel in u = log r.
+NODES = 16
+#: Per side of the peak: panels of width LINEAR_STEP·σ, then geometrically growing ones.
+LINEAR_PANELS = 6
+LINEAR_STEP = 1.5
+GEOMETRIC_PANELS = 4
+#: Newton steps for the peak u* and for each window edge.
+NEWTON_STEPS = 24
+EDGE_STEPS = 12
+#: Nodes of the rule for L/δ = r ∫₀¹ R_ν(br + δ r s) ds − (a + b)/2, and its range of use.
+Z_NODES = 8
+RATIO_SPAN = 0.5
+#: Terms of the series of ψ for |αL| < 1 (the 20th is below 1/20! of the leading term's scale).
+PSI_TERMS = 20
+
+_LOG2 = math.log(2.0)
+
+
+def _bessel(nu, z):
+    """R_ν(z) and g(z) = log ₀F₁(; ν + 1; z²/4), by one shared core (one call site to compile)."""
+    return ratio_and_log_0f1(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z)
+
+
+def _log_shape(u, beta, d, a, b):
+    """log of p_a^β p_b^{1−β}(r) · r in u = log r, up to a constant, and its two u-derivatives.
+
+    S(z) = z R_ν(z) is the z-derivative of g(z) times z, and S'(z) = z (1 − R²) − 2ν R.
+    """
+    r = jnp.exp(u)
+    nu = 0.5 * d - 1.0
+    z = jnp.stack([a * r, b * r])
+    ratio, g = _bessel(nu, z)
+    s = z * ratio
+    ds = z * (1.0 - ratio * ratio) - 2.0 * nu * ratio
+    weight = jnp.stack([beta, 1.0 - beta])
+    value = d * u - 0.5 * r * r + jnp.sum(weight * g, axis=0)
+    first = d - r * r + jnp.sum(weight * s, axis=0)
+    second = -2.0 * r * r + jnp.sum(weight * z * ds, axis=0)
+    return value, first, second
+
+
+def _windows(beta, d, a, b, drop):
+    """Peaks u*, scales σ and edges (u_lo, u_hi) where p_a^β p_b^{1−β} r has dropped by e^{−drop}.
+
+    ``beta`` and ``a`` are arrays (one window each), solved together. One loop evaluates the
+    log-integrand at (u*, u_lo, u_hi): ``NEWTON_STEPS`` safeguarded Newton steps for u* (the
+    edges follow at the Gaussian guess u* ∓ σ√(2·drop)), then ``EDGE_STEPS`` Newton steps on
+    value(u) − value(u*) + drop = 0 for the edges, each kept on its own side of the peak.
+    """
+    kappa = beta * a + (1.0 - beta) * b
+    root = jnp.sqrt(kappa * kappa + 4.0 * d)
+    r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
+    weights = (beta[:, None], a[:, None])
+
+    def fn(u, aux):
+        value, first, second = _log_shape(u, weights[0], d, weights[1], b)
+        return value, first, second, aux
+
+    return window_search(
+        fn,
+        jnp.log(r0),
+        drop,
+        cap=1.0,
+        min_curvature=1e-12,
+        peak_steps=NEWTON_STEPS,
+        edge_steps=EDGE_STEPS,
+    )
+
+
+def _panels(centre, sigma, lo, hi):
+    """Nodes and weights in u: graded panels from ``centre`` out to ``lo`` and ``hi``."""
+    lin = LINEAR_STEP * sigma * jnp.arange(1, LINEAR_PANELS + 1, dtype=sigma.dtype)
+    frac = jnp.arange(1, GEOMETRIC_PANELS + 1, dtype=sigma.dtype) / GEOMETRIC_PANELS
+    start = LINEAR_STEP * LINEAR_PANELS * sigma
+    nodes, weights = [], []
+    for extent in (centre - lo, hi - centre):
+        geo = start * jnp.exp(frac * jnp.log(jnp.maximum(extent / start, 1.0)))
+        edges = jnp.concatenate(
+            [
+                jnp.zeros(1, sigma.dtype),
+                jnp.minimum(lin, extent),
+                jnp.where(extent > start, geo, extent),
+            ]
+        )
+        side_nodes, side_weights = composite_gauss_legendre_on(edges, NODES)
+        nodes.append(side_nodes)
+        weights.append(side_weights)
+    return jnp.concatenate([centre - nodes[0], centre + nodes[1]]), jnp.concatenate(
+        weights
+    )
+
+
+def log_ratio_over_delta_args(r, d, a, b):
+    """The Bessel arguments of L(r)/δ, δ = a − b, and the function that finishes it from them.
+
+    L/δ = r ∫₀¹ R_ν(br + δ r s) ds − (a + b)/2 by a ``Z_NODES``-point rule where δ r is small
+    against the distance to the poles of R_ν, (g(ar) − g(br))/δ − (a + b)/2 elsewhere (see the
+    module docstring); finite also at δ = 0. ``r`` and ``a`` have one entry per node.
+
+    Returns:
+      ``(args, finish)``: the arguments z (1-D) at which the caller evaluates R_ν(z) and
+      g(z) = log ₀F₁(; ν + 1; z²/4), ν = d/2 − 1 (with other arguments in the same call, if it
+      likes); ``finish(ratio, log_0f1)``, on those values at ``args``, returns L/δ per node.
+    """
+    nu = 0.5 * d - 1.0
+    delta = a - b
+    # Distance from [min(a, b) r, max(a, b) r] to the poles ±i j_{ν,1} of R_ν, from below.
+    pole_distance = jnp.sqrt((nu + 0.5 * math.pi) ** 2 + (jnp.minimum(a, b) * r) ** 2)
+    use_ratio = jnp.abs(delta) * r <= RATIO_SPAN * pole_distance
+    s, ws = gauss_legendre_as(Z_NODES, r.dtype)
+    z = b * r[:, None] + jnp.where(use_ratio, delta * r, 0.0)[:, None] * s
+    ra = jnp.where(use_ratio, 0.0, a * r)
+    rb = jnp.where(use_ratio, 0.0, b * r)
+    args = jnp.concatenate([z.ravel(), ra, rb])
+
+    def finish(ratio, g):
+        n = r.shape[0]
+        by_ratio = r * jnp.sum(ws * ratio[: n * Z_NODES].reshape(n, Z_NODES), axis=-1)
+        g_a, g_b = g[n * Z_NODES : n * Z_NODES + n], g[n * Z_NODES + n :]
+        by_g = (g_a - g_b) / jnp.where(use_ratio, 1.0, delta)
+        return jnp.where(use_ratio, by_ratio, by_g) - 0.5 * (a + b)
+
+    return args, finish
+
+
+def _log_ratio_over_delta(r, d, a, b):
+    """L(r)/δ with δ = a − b (see the module docstring); finite also at δ = 0. ``a`` per node."""
+    args, finish = log_ratio_over_delta_args(r, d, a, b)
+    return finish(*_bessel(0.5 * d - 1.0, args))
+
+
+def _psi_series(alpha, l):
+    """ψ(L)/L² = α² Σ_{n≥2} (1 − α^{1−n}) (αL)^{n−2}/n!, Horner in αL (|αL| < 1; no overflow)."""
+    log_alpha = jnp.log(alpha)
+    y = alpha * l
+    acc = jnp.zeros_like(l)
+    for n in range(PSI_TERMS + 1, 1, -1):
+        acc = acc * y - jnp.expm1((1 - n) * log_alpha) / float(math.factorial(n))
+    return alpha * alpha * acc
+
+
+def _log_psi_large(alpha, l):
+    """log ψ(L) for |αL| ≥ 1 (cancellation at most a factor ~3 there)."""
+    am1 = alpha - 1.0
+    positive = l > 0.0
+    lp = jnp.where(positive, l, 1.0)
+    x = am1 * lp
+    c = am1 * -jnp.expm1(-lp)
+    big = x > 1.0
+    x_small = jnp.where(big, 0.5, x)
+    x_big = jnp.where(big, x, 2.0)
+    log_pos = lp + jnp.where(
+        big,
+        x_big + jnp.log1p(-(1.0 + c) * jnp.exp(-x_big)),
+        jnp.log(jnp.expm1(x_small) - c),
+    )
+    ln = jnp.where(positive, -1.0, l)
+    log_neg = jnp.log(am1 * -jnp.expm1(ln) + jnp.exp(ln) * jnp.expm1(am1 * ln))
+    return jnp.where(positive, log_pos, log_neg)
+
+
+def log_scaled_mean(log_pb, l_over, delta, w, small, over_square, log_large):
+    """log(Σ w p_b f(L) / Σ w p_b) for an f ≥ 0 given per node as f(L)/L² = ``over_square``
+    where ``small`` and log f(L) = ``log_large`` elsewhere; L = δ · l_over, δ ≠ 0. Finite for
+    every input.
+
+    Sums are scaled by δ² (no underflow for tiny δ) and by their largest term (no overflow
+    where the divergence is large and this form is not used).
+    """
+    shift = jax.lax.stop_gradient(jnp.max(log_pb))
+    pb = jnp.exp(log_pb - shift)
+    log_abs_delta = jnp.log(jnp.abs(delta))
+    log_large = log_pb - shift + log_large - 2.0 * log_abs_delta
+    top = jax.lax.stop_gradient(
+        jnp.maximum(jnp.max(jnp.where(small, -jnp.inf, log_large)), 0.0)
+    )
+    terms = jnp.where(
+        small,
+        pb * l_over * l_over * over_square * jnp.exp(-top),
+        jnp.exp(log_large - top),
+    )
+    return (
+        2.0 * log_abs_delta
+        + top
+        + jnp.log(jnp.sum(w * terms))
+        - jnp.log(jnp.sum(w * pb))
+    )
+
+
+def log_psi_sum(alpha, log_pb, l_over, delta, w):
+    """log(Σ w p_b ψ(L) / Σ w p_b), L = δ · l_over, δ ≠ 0; finite for every input."""
+    l = delta * l_over
+    small = jnp.abs(alpha * l) < 1.0
+    l_small = jnp.where(small, l, 0.0)
+    l_large = jnp.where(small, 1.0 / alpha + 1.0, l)
+    return log_scaled_mean(log_pb, l_over, delta, w, small, _psi_series(alpha, l_small),
+                            _log_psi_large(alpha, l_large))
+
+
+def two_window_nodes(beta, d, a, b):
+    """The nodes of both forms, shared by :func:`renyi_ncx2` and :func:`kl_ncx2`.
+
+    Window 0 is centred at the peak of p_a^β p_b^{1−β} (the direct form); window 1 at p_b's,
+    reaching the edges of both (the cancellation-free form). The cancellation-free form needs
+    δ ≠ 0: at a = b it runs at a slightly off ``a_off`` (and its result is discarded).
+
+    Returns:
+      ``(n, w_direct, w_small, log_pb, l_over, a_off)``: the first ``n`` entries of ``log_pb``
+      (log p_b per node, in u = log r) and ``l_over`` (L/δ) belong to window 0 with weights
+      ``w_direct``, the others (at ``a_off``) to window 1 with weights ``w_small``.
+    """
+    drop = -math.log(float(jnp.finfo(a.dtype).eps)) + 4.0
+    a_off = jnp.where(a != b, a, b + 1e-3)
+    u_star, sigma, lo, hi = jax.lax.stop_gradient(
+        _windows(jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b, drop)
+    )
+    u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
+    u_p, w_p = _panels(
+        u_star[1], sigma[1], jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
+    )
+    n = u_d.shape[0]
+    u = jnp.concatenate([u_d, u_p])
+    log_pb = _LOG2 + 2.0 * u + logpdf_kernel(jnp.exp(2.0 * u), d, b * b)
+    per_node_a = jnp.concatenate(
+        [jnp.broadcast_to(a, (n,)), jnp.broadcast_to(a_off, (n,))]
+    )
+    l_over = _log_ratio_over_delta(jnp.exp(u), d, per_node_a, b)
+    return n, w_d, w_p, log_pb, l_over, a_off

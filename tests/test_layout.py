@@ -1,0 +1,93 @@
+"""The house: the layers hold, nothing private crosses a module, the public API is documented.
+
+- The import-linter contracts of ``pyproject.toml`` (``[tool.importlinter]``): ``fisherrdp._src``
+  in layers (core → numerics → special → distributions → release → fisher | divergences |
+  variational → bounds → accounting | checks → scan | figures → commands), no public module
+  imported below scan, figures and commands, no cycle between sibling modules.
+- No module imports another module's underscore names: what is shared has a plain name.
+- Each public module re-exports from its one private home (``fisherrdp.bounds`` from
+  ``fisherrdp._src.bounds``, ``fisherrdp.stats.ncx2`` from ``fisherrdp._src.distributions.ncx2``,
+  …): every name of its ``__all__`` is defined there, nothing else is public in it, and
+  every function and class of it has a docstring.
+- The theorem index, ``docs/theorems.md``, is what the checks record today.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "fisherrdp"
+
+#: Public module → its private home (a package, or one module).
+HOMES = {
+    "fisherrdp.special": "fisherrdp._src.special",
+    "fisherrdp.stats.ncx2": "fisherrdp._src.distributions.ncx2",
+    "fisherrdp.stats.ncwishart": "fisherrdp._src.distributions.ncwishart",
+    "fisherrdp.fisher": "fisherrdp._src.fisher",
+    "fisherrdp.divergences": "fisherrdp._src.divergences",
+    "fisherrdp.bounds": "fisherrdp._src.bounds",
+    "fisherrdp.checks": "fisherrdp._src.checks",
+    "fisherrdp.accounting": "fisherrdp._src.accounting",
+    "fisherrdp.scan": "fisherrdp._src.scan",
+    "fisherrdp.variational": "fisherrdp._src.variational",
+    "fisherrdp.release": "fisherrdp._src.release",
+    "fisherrdp.figures": "fisherrdp._src.figures",
+}
+#: Names a public module takes from another layer's home, on purpose (and why).
+BORROWED = {
+    # The model release's divergence, αΔ²/2: a bound (post-processing) and a divergence.
+    ("fisherrdp.divergences", "gaussian_renyi"): "fisherrdp._src.bounds",
+    # A parameter's range: declared by the functions (validated), read by the scan registry.
+    ("fisherrdp.scan", "Domain"): "fisherrdp._src.core",
+}
+
+
+def test_import_contracts_are_kept():
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True) == 0
+
+
+def _private_imports():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fisherrdp"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        yield f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{alias.name}"
+
+
+def test_no_module_imports_another_modules_private_names():
+    assert list(_private_imports()) == []
+
+
+@pytest.mark.parametrize("public", sorted(HOMES))
+def test_public_module_is_its_private_home(public):
+    module = importlib.import_module(public)
+    home = HOMES[public]
+    exported = set(module.__all__)
+    for name in sorted(exported):
+        obj = getattr(module, name)
+        source = getattr(obj, "__module__", None) or home  # constants: their home says below
+        expected = BORROWED.get((public, name), home)
+        assert source == expected or source.startswith(expected + "."), (name, source)
+        if callable(obj) or inspect.isclass(obj):
+            assert inspect.getdoc(obj), f"{public}.{name} has no docstring"
+    # Nothing is defined here, nothing public is left out of __all__.
+    public_names = {n for n, v in vars(module).items()
+                    if not n.startswith("_") and not inspect.ismodule(v)
+                    and n != "annotations"}
+    assert public_names == exported, sorted(public_names ^ exported)
+
+
+def test_the_theorem_index_is_current():
+    """docs/theorems.md: statement → bound → what it is checked against → verify row → tests."""
+    from helpers.theorem_index import PATH, table
+
+    assert PATH.read_text() == table(), "regenerate: python tests/helpers/theorem_index.py"
