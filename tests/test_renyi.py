@@ -16,7 +16,7 @@ import pytest
 import scipy.integrate
 
 from fisherrdp.bounds import gaussian_renyi as bounds_gaussian_renyi
-from fisherrdp.divergences import gaussian_renyi, renyi_ncx2
+from fisherrdp.divergences import gaussian_renyi, kl_ncx2, renyi_ncx2
 from fisherrdp.fisher import ncx2_amplitude_fisher
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -190,12 +190,15 @@ def test_local_expansion():
 
 
 def test_jit_agrees_and_invalid_inputs_give_nan_inside_jit():
-    al = jnp.array([2.0, 64.0, 1.0, 2.0, 2.0, 2.0])
-    d = jnp.array([8.0, 5.0, 5.0, 0.5, 5.0, 5.0])
-    a = jnp.array([1.5, 1.0, 1.0, 1.0, -1.0, 1.0])
-    b = jnp.array([1.0, 2.0, 0.5, 0.5, 0.5, -0.5])
+    """Inside jit: the eager values, α = 1 the KL divergence (bit for bit), and NaN where an
+    argument is out of its domain (α < 1, d < 1, a < 0, b < 0)."""
+    al = jnp.array([2.0, 64.0, 1.0, 0.5, 2.0, 2.0, 2.0])
+    d = jnp.array([8.0, 5.0, 5.0, 5.0, 0.5, 5.0, 5.0])
+    a = jnp.array([1.5, 1.0, 1.0, 1.0, 1.0, -1.0, 1.0])
+    b = jnp.array([1.0, 2.0, 0.5, 0.5, 0.5, 0.5, -0.5])
     out = np.asarray(jax.jit(renyi_ncx2)(al, d, a, b))
-    assert np.all(np.isnan(out[2:]))
+    assert out[2] == float(kl_ncx2(5.0, 1.0, 0.5))
+    assert np.all(np.isnan(out[3:]))
     eager = batch()
     ref = {(2.0, 8.0, 1.5, 1.0): None, (64.0, 5.0, 1.0, 2.0): None}
     arr, values = eager["all"]

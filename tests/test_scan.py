@@ -319,7 +319,7 @@ def test_registry_lists_the_named_quantities():
         ("fisher", {"d": [], "theta": 1.0}, "axis 'd' is empty"),
         ("fisher", {"d": [2.0, np.nan], "theta": 1.0}, "axis 'd' contains NaN"),
         ("fisher", {"d": [2.0, 0.5], "theta": 1.0}, "axis 'd'.*must be >= 1, got 0.5"),
-        ("renyi", {"alpha": 1.0, "d": 2.0, "a": 1.0, "b": 0.5}, "axis 'alpha'.*must be > 1"),
+        ("renyi", {"alpha": 0.5, "d": 2.0, "a": 1.0, "b": 0.5}, "axis 'alpha'.*must be >= 1"),
         ("fisher", {"d": 2.0, "theta": [[1.0]]}, "axis 'theta' must be 1-D"),
     ],
 )

@@ -2,17 +2,7 @@ r"""Closed-form bounds on the Fisher information :math:`I(d, \theta)` of
 :math:`\theta \mapsto \chi^2_d(\theta^2)`: Prop 5.1 (lower and upper), App. E.1
 (quadratic, Idier–Collewet), App. F.3 (Poincaré) and the trivial 1.
 
-Units: the model noise and the latent noise have unit scale (:math:`\sigma = \sigma_z = 1`);
-divide norms, bounds :math:`C` and sensitivities :math:`\Delta` by :math:`\sigma` first.
-Rényi divergences use the natural logarithm and orders :math:`\alpha > 1`.
-
-Every function broadcasts its array arguments, is compatible with :func:`jax.jit`,
-:func:`jax.vmap` and :func:`jax.grad`, and computes in the common floating dtype of its inputs
-(float64 when x64 is on, as after ``import fisherrdp``). Array arguments are scalars or arrays
-(NumPy or JAX; as in JAX, Python lists are not accepted). Called eagerly with concrete values,
-out-of-range arguments raise :class:`ValueError` naming the argument and its valid range; under
-a JAX transformation no check is made and out-of-range arguments give NaN or meaningless values.
-
+Conventions (units, dtypes, argument checks): :mod:`fisherrdp._src.bounds`.
 """
 
 from __future__ import annotations
