@@ -247,44 +247,68 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
     return exported_program(kernel, args, identity, name=name) or kernel
 
 
-def exported_program(
-    jitted: Callable, args: list, identity: Hashable, *, name: str
-) -> Callable | None:
-    """``jitted`` at the shapes ``args`` as a program serialized with :mod:`jax.export` in
-    ``<jax cache>/exported/<source hash>/``, traced once and deserialized by later processes.
+def stored_export(
+    jitted: Callable, args: list, identity: Hashable, *, name: str,
+    platforms: tuple[str, ...] | None = None,
+):
+    """``jax.export.export(jitted, platforms=platforms)(*args)``, serialized in
+    ``<jax cache>/exported/<source hash>/`` and deserialized by later processes.
 
     The key is ``identity`` (what names the function: module, qualified name, static
     arguments, devices, and the source of any code outside fisherrdp that it runs), the
-    shapes and dtypes of ``args``, fisherrdp's source, the JAX version and the JAX settings
-    that change a traced program (x64, default matmul precision, dtype promotion). Returns
-    ``None`` where there is no persistent cache or the program cannot be exported.
+    shapes and dtypes of ``args``, ``platforms`` (``None``: the default backend's), fisherrdp's
+    source, the JAX version and the JAX settings that change a traced program (x64, default
+    matmul precision, dtype promotion). Without a persistent cache it exports afresh, stores
+    nothing. Raises what :func:`jax.export.export` raises (nothing is stored then).
     """
-    cache = jax.config.jax_compilation_cache_dir
-    if not cache:
-        return None
     import hashlib
     import pathlib
 
     from jax import export
 
+    def trace():
+        return export.export(jitted, platforms=platforms)(*args)
+
+    cache = jax.config.jax_compilation_cache_dir
+    if not cache:
+        return trace()
     key = repr((identity, [(a.shape, np.dtype(a.dtype).str) for a in args], jax.__version__,
                 bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
-                jax.config.jax_numpy_dtype_promotion, _package_hash()))
+                jax.config.jax_numpy_dtype_promotion, _package_hash())
+               + (() if platforms is None else (tuple(platforms),)))
     # One folder per fisherrdp source (a few MB for every program of the test suite): those of
     # older versions are never read again, and can be deleted.
     path = (pathlib.Path(cache) / "exported" / _package_hash()[:16]
             / f"{name}-{hashlib.sha256(key.encode()).hexdigest()}")
     try:
-        exported = export.deserialize(bytearray(path.read_bytes()))
+        return export.deserialize(bytearray(path.read_bytes()))
     except Exception:  # noqa: BLE001 - none yet (or unreadable): trace, and keep it
-        try:
-            exported = export.export(jitted)(*args)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            partial.write_bytes(exported.serialize())
-            partial.replace(path)  # atomic: a concurrent reader sees all of it or nothing
-        except Exception:  # noqa: BLE001 - not exportable here: trace as usual
-            return None
+        pass
+    exported = trace()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        partial.write_bytes(exported.serialize())
+        partial.replace(path)  # atomic: a concurrent reader sees all of it or nothing
+    except Exception:  # noqa: BLE001 - not serializable or not writable: kept in memory only
+        pass
+    return exported
+
+
+def exported_program(
+    jitted: Callable, args: list, identity: Hashable, *, name: str
+) -> Callable | None:
+    """``jitted`` at the shapes ``args`` as a program serialized with :mod:`jax.export` in
+    ``<jax cache>/exported/<source hash>/``, traced once and deserialized by later processes
+    (:func:`stored_export`, for the default backend). Returns ``None`` where there is no
+    persistent cache or the program cannot be exported.
+    """
+    if not jax.config.jax_compilation_cache_dir:
+        return None
+    try:
+        exported = stored_export(jitted, args, identity, name=name)
+    except Exception:  # noqa: BLE001 - not exportable here: trace as usual
+        return None
 
     def call(*arrays):
         return exported.call(*arrays)
