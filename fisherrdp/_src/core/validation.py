@@ -232,14 +232,10 @@ class Domain:
                        allow_nan=allow_nan)
 
     def describe(self) -> str:
-        """The range as text: ``'> 1'``, ``'>= 0 and < 1'``, ``'real'``, ``'>= 1, integer'``."""
-        parts = []
-        if self.lower is not None:
-            parts.append(f"{'>=' if self.lower_inclusive else '>'} {self.lower:g}")
-        if self.upper is not None:
-            parts.append(f"{'<=' if self.upper_inclusive else '<'} {self.upper:g}")
-        return (" and ".join(parts) or "real") + (", integer" if self.integer else "")
-
+        """The range as :func:`check_concrete`'s messages state it: ``'> 1'``, ``'in (0, 1)'``,
+        ``'an integer >= 1'``, ``'a real number'``."""
+        return _describe_range(self.lower, self.upper, self.lower_inclusive,
+                               self.upper_inclusive, self.integer)
 
 ANY = Domain()
 NONNEG = Domain(lower=0.0)

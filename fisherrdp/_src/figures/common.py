@@ -1,9 +1,6 @@
 r"""What the figures share: the exact Rényi divergence on a grid, variational estimates on a
-grid, a blank figure, and the drawing of estimates with their intervals.
-
-Each ``*_data`` function computes the curves (NumPy arrays in a dict) and each ``*_figure``
-function draws them; the drawing uses :class:`matplotlib.figure.Figure` directly (no ``pyplot``
-state), so it works with any backend and in notebooks.
+grid, a blank figure, and the drawing of estimates with their intervals (the conventions of
+the figures: :mod:`fisherrdp._src.figures`).
 """
 
 from __future__ import annotations

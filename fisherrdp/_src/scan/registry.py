@@ -5,7 +5,8 @@ Every elementwise public function of fisherrdp is registered under its public na
 quantities a scan is usually about have short names as well: ``fisher``, ``renyi``,
 ``hockey_stick``, ``privacy_profile``, ``epsilon_for_delta``, ``release_k1``, ``path_bound``,
 ``theorem_5_2``. Each entry records the parameter names (the names of the grid's axes), the
-names of the outputs, the valid range of each parameter (checked on the axes before anything is
+names of the outputs, the valid range of each parameter (the function's own, declared with
+:func:`~fisherrdp._src.core.validation.validated`; checked on the axes before anything is
 computed) and a default chunk size measured for the 2-core CPU (see ``benchmarks/bench_scan.py``).
 
 :func:`register` adds a quantity of one's own; :func:`resolve` also accepts any elementwise JAX
