@@ -33,6 +33,7 @@ __all__ = [
     "POSITIVE",
     "PROBABILITY",
     "Domain",
+    "check_arguments",
     "check_concrete",
     "check_concrete_le",
     "is_tracer",
@@ -245,6 +246,16 @@ DIMENSION = Domain(lower=1.0)
 PROBABILITY = Domain(lower=0.0, upper=1.0, lower_inclusive=False, upper_inclusive=False)
 
 
+def check_arguments(fn: Callable, *args, **kwargs) -> None:
+    """Check arguments for ``fn`` against its declared ``domains`` (see :func:`validated`),
+    without calling it: what a caller that evaluates ``fn``'s kernel some other way (in chunks,
+    in another program) checks first. No-op for tracers."""
+    arguments = inspect.signature(fn).bind(*args, **kwargs).arguments
+    for name, domain in fn.domains.items():
+        if name in arguments:
+            domain.check(name, arguments[name])
+
+
 def validated(**domains: Domain) -> Callable[[Callable], Callable]:
     """Declare the domains of a function's arguments: checked when concrete, and recorded.
 
@@ -273,12 +284,10 @@ def validated(**domains: Domain) -> Callable[[Callable], Callable]:
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            arguments = signature.bind(*args, **kwargs).arguments
-            for name, domain in domains.items():
-                if name in arguments:
-                    domain.check(name, arguments[name])
+            check_arguments(checked, *args, **kwargs)
             return fn(*args, **kwargs)
 
+        checked.__signature__ = signature  # inspect.signature(checked): no unwrapping per call
         checked.domains = types.MappingProxyType(dict(domains))
         return checked
 

@@ -764,14 +764,6 @@ def hockey_stick_release_k1(
     return _dispatch(True, eps, d, n_syn, a, b)
 
 
-def check_release_args(hockey, x, d, n_syn, a, b) -> None:
-    """The concrete-argument checks of ``renyi_release_k1`` (``hockey``: of the hockey stick),
-    from its declared domains."""
-    fn = hockey_stick_release_k1 if hockey else renyi_release_k1
-    for (name, domain), value in zip(fn.domains.items(), (x, d, n_syn, a, b)):
-        domain.check(name, value)
-
-
 def _dispatch(hockey, x, d, n_syn, a, b):
     """The jitted kernel; without the n_syn = inf branch (not compiled) when none is inf."""
     x, d, n, a, b = as_float_arrays(x, d, n_syn, a, b)

@@ -15,7 +15,8 @@ import numpy as np
 from fisherrdp._src.accounting.synthetic import release_renyi_pair
 from fisherrdp._src.bounds.renyi_envelopes import gaussian_renyi
 from fisherrdp._src.core.engine import map_points
-from fisherrdp._src.divergences.release_k1 import check_release_args
+from fisherrdp._src.core.validation import check_arguments
+from fisherrdp._src.divergences.release_k1 import renyi_release_k1
 from fisherrdp._src.figures.common import (
     draw_estimates,
     new_figure,
@@ -40,7 +41,7 @@ def _renyi_release(alpha, d, n_syn, a, b) -> np.ndarray:
     ``n_syn = inf`` are ``renyi_ncx2``'s, as in ``renyi_release_k1``)."""
     shaped = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (alpha, d, n_syn, a, b)))
     alpha, d, n_syn, a, b = (x.ravel() for x in shaped)
-    check_release_args(False, alpha, d, n_syn, a, b)
+    check_arguments(renyi_release_k1, alpha, d, n_syn, a, b)
     flat = np.empty(alpha.shape)
     finite = ~np.isposinf(n_syn)
     if finite.any():
