@@ -3,8 +3,8 @@
 For each d ∈ {2, 5, 10, 50} and (C, Δ) ∈ {(1, 0.5), (2, 1), (3, 0.5)} (σ = 1) and
 α ∈ {2, 8}, runs :meth:`fisherrdp.accounting.SyntheticReleaseMechanism.worst_pair_search`
 (the k = 2 bracket's lower end: exact divergences at the rank-one worst pair, random boundary
-pairs and local refinements; ``--budget`` multiplies the random pairs and the proposals per
-round of the accountant's default search) and prints the
+pairs and a gradient ascent from the best of them; ``--budget`` multiplies the random pairs and
+the gradient steps of the accountant's default search) and prints the
 rigorous upper bound, the value found, the rank-one (k = 1) value, the best other candidate,
 and whether the worst pair found is rank one. A value found is numerical evidence, not a
 guarantee.
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
             found = wishart_search.search_worst_pair(
                 ALPHAS, d, c, gap, (k1.a, k1.b, k1.values),
                 random_pairs=wishart_search.RANDOM_PAIRS * args.budget,
-                proposals=wishart_search.PROPOSALS * args.budget,
+                gradient_steps=wishart_search.GRADIENT_STEPS * args.budget,
             )
             seconds = time.perf_counter() - start
             upper = mech.rdp(list(ALPHAS))

@@ -140,7 +140,8 @@ class SyntheticReleaseMechanism:
         ValueError: For arguments outside these ranges.
 
     Examples:
-        The README's worked example (d = 100, k = 1, C = 1, Δ = 0.1, σ = 1):
+        The worked example of ``docs/explanation/accounting.md`` (d = 100, k = 1, C = 1,
+        Δ = 0.1, σ = 1):
 
         >>> from fisherrdp.accounting import SyntheticReleaseMechanism
         >>> mech = SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1)
@@ -401,8 +402,9 @@ class SyntheticReleaseMechanism:
         and :meth:`rdp`, the rigorous upper bound): the exact
         :func:`fisherrdp.divergences.renyi_ncwishart_gram` at the worst pair found by
         :func:`fisherrdp._src.accounting.wishart_search.search_worst_pair`, which starts from the
-        worst rank-one pair (the exact k = 1 maximiser) and random and locally refined rank-two
-        pairs. A value found is not a guarantee. Results are memoized per order.
+        worst rank-one pair (the exact k = 1 maximiser) and random rank-two pairs, and climbs
+        from the best of these by gradient ascent (``jax.grad`` of the exact divergence). A
+        value found is not a guarantee. Results are memoized per order.
 
         Args:
             alphas: Orders :math:`\alpha > 1` (scalar or 1-D).

@@ -31,12 +31,16 @@ matrices (the span of their four columns).
 2. ``RANDOM_PAIRS`` random pairs on the boundary (:math:`r = c`, :math:`\hat v, \hat e` uniform
    on the unit sphere);
 
-and then, for ``ROUNDS`` rounds, perturbs the best pair so far (``PROPOSALS`` random
-perturbations of :math:`\hat v`, :math:`\hat e` and :math:`r` of size ``STEP``
-:math:`\cdot 2^{-\text{round}}`) and keeps the best. Both orders of each pair are evaluated.
-All evaluations are calls of :func:`fisherrdp.divergences.renyi_ncwishart`, which evaluates
-through the scan engine (:func:`fisherrdp._src.core.engine.map_bucketed`: sharded over every
-local device, one compiled program).
+and then climbs from the best **rank-two** candidate by gradient ascent: ``GRADIENT_STEPS``
+steps along :math:`\nabla_{(v, w)} D_\alpha` (``jax.grad`` of the exact
+:func:`fisherrdp.divergences.renyi_ncwishart`, reverse mode through its cubature), each of
+length ``STEP`` :math:`\cdot c` (halved after a step that does not gain, grown by half after
+one that does), mapped back to an admissible pair after each step (:math:`\hat v` and
+:math:`r` from the new :math:`v`, :math:`\hat e` from the new :math:`w - v`, then the
+construction above). Both orders of each random pair are evaluated; the climb keeps the order
+that was worse. Values come through the scan engine
+(:func:`fisherrdp._src.core.engine.map_bucketed`: sharded over every local device, one
+compiled program for the values and one for value and gradient).
 
 **Rank.** :attr:`PairSearch.rank_one` says whether the best pair found is the rank-one seed
 (no candidate beat it by more than the cubature's error estimate); then the :math:`k = 2`
@@ -48,8 +52,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
+from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.divergences.renyi_wishart import renyi_ncwishart
 
 __all__ = ["PairSearch", "search_worst_pair"]
@@ -58,10 +65,9 @@ __all__ = ["PairSearch", "search_worst_pair"]
 ROWS = 4
 #: Random boundary pairs in the first evaluation.
 RANDOM_PAIRS = 8
-#: Refinement rounds around the best pair, proposals per round, and the first step size.
-ROUNDS = 3
-PROPOSALS = 4
-STEP = 0.5
+#: Gradient-ascent steps from the best rank-two candidate, and the first step (× c).
+GRADIENT_STEPS = 8
+STEP = 0.25
 #: A candidate beats another only by more than this relative margin (the cubature's accuracy).
 MARGIN = 1e-8
 #: Relative accuracy of the rank-one value (renyi_ncx2's documented bound).
@@ -85,7 +91,8 @@ class PairSearch:
         rank_one: Whether the best pair found is the rank-one (k = 1) worst pair.
         rank_one_values: The divergence of the rank-one worst pair (the k = 1 RDP).
         best_rank_two: The best value over the candidates that are not rank one.
-        evaluations: Exact divergences evaluated per order.
+        evaluations: Exact divergences evaluated per order (a value and its gradient count
+            as one).
     """
 
     alphas: np.ndarray
@@ -103,12 +110,43 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x, axis=(-2, -1), keepdims=True)
 
 
+@jax.jit
+def divergence_and_gradient(alpha, d, *entries):
+    """D_α(P_v ‖ P_w) and its gradient in the entries of (v, w), elementwise over 1-D arrays.
+
+    ``entries`` are the ``2 · ROWS · 2`` entries of v then w (row-major); the gradient is the
+    trailing axis of the second output (reverse mode, one point at a time: ``lax.map``).
+    """
+
+    def one(point):
+        a, dof, flat = point
+        v, w = flat.reshape(2, -1, 2)
+
+        def divergence(v, w):
+            return renyi_ncwishart(a, dof, v, w)
+
+        value, (gv, gw) = jax.value_and_grad(divergence, argnums=(0, 1))(v, w)
+        return value, jnp.concatenate([gv.reshape(-1), gw.reshape(-1)])
+
+    return jax.lax.map(one, (alpha, d, jnp.stack(entries, -1)))
+
+
 def _pairs(v_dir, e_dir, radius, c, g):
     """Admissible (v, w): v = r v̂, w = v + t ê with t the largest step ≤ g keeping ‖w‖ ≤ c."""
     v = radius[..., None, None] * v_dir
     p = np.sum(v * e_dir, axis=(-2, -1))
     t = np.minimum(g, -p + np.sqrt(np.maximum(p * p + c * c - radius**2, 0.0)))
     return v, v + t[..., None, None] * e_dir
+
+
+def _admissible(v, w, e_dir, c, g):
+    """The admissible pair nearest in construction to a raw (v, w): v̂ and r from v (r ≤ c),
+    ê from w − v (kept where w = v), then :func:`_pairs`."""
+    radius = np.minimum(np.linalg.norm(v, axis=(-2, -1)), c)
+    v_dir = _unit(np.where(radius[..., None, None] > 0, v, e_dir))
+    step = w - v
+    e_dir = np.where(np.linalg.norm(step, axis=(-2, -1))[..., None, None] > 0, _unit(step), e_dir)
+    return _pairs(v_dir, e_dir, radius, c, g) + (e_dir,)
 
 
 def search_worst_pair(
@@ -120,8 +158,7 @@ def search_worst_pair(
     *,
     sigma: float = 1.0,
     random_pairs: int = RANDOM_PAIRS,
-    rounds: int = ROUNDS,
-    proposals: int = PROPOSALS,
+    gradient_steps: int = GRADIENT_STEPS,
 ) -> PairSearch:
     """Search the admissible k = 2 pairs for the largest exact Rényi divergence, per order.
 
@@ -134,8 +171,7 @@ def search_worst_pair(
             (from the exact k = 1 accountant).
         sigma: Noise scale: the pairs are reported in raw units.
         random_pairs: Random boundary pairs evaluated first.
-        rounds: Refinement rounds around the best pair.
-        proposals: Perturbations per round.
+        gradient_steps: Gradient-ascent steps from the best rank-two candidate.
 
     Returns:
         A :class:`PairSearch`; ``values`` is a lower bound on the RDP of the k = 2 release.
@@ -148,63 +184,54 @@ def search_worst_pair(
     # Rank-one seeds: v = a e1 e1ᵀ, w = b e1 e1ᵀ (value known exactly from k = 1).
     corner = np.zeros((n_alpha, rows, 2))
     corner[:, 0, 0] = 1.0
-    best = {
-        "value": base.copy(),
-        "error": RANK_ONE_RTOL * base,
-        "v": a[:, None, None] * corner,
-        "w": b[:, None, None] * corner,
-        "v_dir": corner,
-        "e_dir": np.where(b >= a, 1.0, -1.0)[:, None, None] * corner,
-        "radius": a.copy(),
-    }
-    best_rank_two = np.full(n_alpha, -np.inf)
-    evaluations = 0
+    best = {"value": base.copy(), "error": RANK_ONE_RTOL * base,
+            "v": a[:, None, None] * corner, "w": b[:, None, None] * corner}
 
-    def consider(v_dir, e_dir, radius):
-        """Evaluate candidates (n_alpha, m, ...) in both orders; update the incumbents."""
-        nonlocal evaluations, best_rank_two
-        v, w = _pairs(v_dir, e_dir, radius, c, g)
-        pv = np.concatenate([v, w], axis=1)
-        pw = np.concatenate([w, v], axis=1)
-        m = v.shape[1]
-        value, error = (
-            np.asarray(x)
-            for x in renyi_ncwishart(alphas[:, None], d, pv, pw, return_error=True)
-        )
-        evaluations += 2 * m
-        best_rank_two = np.maximum(best_rank_two, value.max(axis=1))
-        j = np.argmax(value, axis=1)
-        top = value[np.arange(n_alpha), j]
-        better = top > best["value"] * (1.0 + MARGIN)
-        i = np.arange(n_alpha)
-        pick = j % m
-        for key, new in (
-            ("value", top),
-            ("error", error[i, j]),
-            ("v", pv[i, j]),
-            ("w", pw[i, j]),
-            ("v_dir", v_dir[i, pick]),
-            ("e_dir", np.where((j < m)[:, None, None], 1.0, -1.0) * e_dir[i, pick]),
-            ("radius", radius[i, pick]),
-        ):
+    def keep(value, error, v, w):
+        """Make (v, w) the incumbent where its value beats it by more than MARGIN."""
+        better = value > best["value"] * (1.0 + MARGIN)
+        for key, new in (("value", value), ("error", error), ("v", v), ("w", w)):
             best[key] = np.where(better.reshape((-1,) + (1,) * (new.ndim - 1)), new, best[key])
         return better
 
+    # Random boundary pairs, both orders: (n_alpha, 2m, rows, 2).
     shape = (n_alpha, random_pairs, rows, 2)
-    found = consider(
-        _unit(rng.standard_normal(shape)),
-        _unit(rng.standard_normal(shape)),
-        np.full(shape[:2], c),
-    )
-    for round_ in range(rounds):
-        step = STEP * 0.5**round_
-        shape = (n_alpha, proposals, rows, 2)
-        v_dir = _unit(best["v_dir"][:, None] + step * rng.standard_normal(shape))
-        e_dir = _unit(best["e_dir"][:, None] + step * rng.standard_normal(shape))
-        radius = np.clip(
-            best["radius"][:, None] + step * c * rng.standard_normal(shape[:2]), 0.0, c
-        )
-        found |= consider(v_dir, e_dir, radius)
+    e_dir = _unit(rng.standard_normal(shape))
+    v, w = _pairs(_unit(rng.standard_normal(shape)), e_dir, np.full(shape[:2], c), c, g)
+    pv, pw = np.concatenate([v, w], axis=1), np.concatenate([w, v], axis=1)
+    value, error = (np.asarray(x) for x in
+                    renyi_ncwishart(alphas[:, None], d, pv, pw, return_error=True))
+    evaluations = 2 * random_pairs
+    i, j = np.arange(n_alpha), np.argmax(value, axis=1)
+    found = keep(value[i, j], error[i, j], pv[i, j], pw[i, j])
+    best_rank_two = value[i, j]
+    # Gradient ascent from the best random pair, in its worse order.
+    v, w = pv[i, j], pw[i, j]
+    e_dir = _unit(w - v)
+    current, length = value[i, j], np.full(n_alpha, STEP * c)
+
+    def climb(v, w):
+        entries = np.concatenate([v.reshape(n_alpha, -1), w.reshape(n_alpha, -1)], axis=1)
+        return map_bucketed(divergence_and_gradient, alphas, np.full(n_alpha, float(d)),
+                            *entries.T, cap=1)
+
+    gradient = np.asarray(climb(v, w)[1])
+    for _ in range(gradient_steps):
+        unit = gradient / np.maximum(np.linalg.norm(gradient, axis=1, keepdims=True), 1e-300)
+        step = (length[:, None] * unit).reshape(n_alpha, 2, rows, 2)
+        new_v, new_w, new_e = _admissible(v + step[:, 0], w + step[:, 1], e_dir, c, g)
+        new_value, new_gradient = (np.asarray(x) for x in climb(new_v, new_w))
+        evaluations += 1
+        gain = new_value > current
+        length = np.where(gain, 1.5 * length, 0.5 * length)
+        v, w, e_dir = (np.where(gain[:, None, None], new, old)
+                       for new, old in ((new_v, v), (new_w, w), (new_e, e_dir)))
+        current = np.where(gain, new_value, current)
+        gradient = np.where(gain[:, None], new_gradient, gradient)
+    best_rank_two = np.maximum(best_rank_two, current)
+    _, climbed_error = (np.asarray(x) for x in
+                        renyi_ncwishart(alphas, d, v, w, return_error=True))
+    found |= keep(current, climbed_error, v, w)
     return PairSearch(
         alphas=alphas,
         values=best["value"],

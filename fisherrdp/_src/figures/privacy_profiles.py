@@ -25,7 +25,7 @@ def privacy_profiles_data(mechanism=None, *, n_eps: int = 60, alphas=None) -> di
 
     Args:
         mechanism: A :class:`fisherrdp.accounting.SyntheticReleaseMechanism` (default: the
-            README's example, d = 100, k = 1, C = 1, sensitivity = 0.1, σ = 1).
+            documentation's worked example, d = 100, k = 1, C = 1, sensitivity = 0.1, σ = 1).
         n_eps: Points of the ε grid, which runs from 0 to the model release's ε at δ = 1e-12.
         alphas: Orders of the RDP curves (default: 40 from 1.1 to 256).
     """
