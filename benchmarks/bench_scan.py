@@ -57,7 +57,10 @@ Usage::
         [--compile-cache DIR] [--json PATH] [--quiet]
 
 ``--smoke``: hockey_stick on 16 points, the ``one`` configuration, one repeat, no eager
-comparison (the smoke test; ~15 s, most of it the compile).
+comparison (the smoke test; ~15 s, most of it the compile). Its grids for the other quantities
+(``--quantities``) have 16 points each, release_k1 2; ``--naive-points N`` brings back the eager
+comparison (``benchmarks/device_check.sh --small`` runs all four so, in the ``all``
+configuration).
 
 Measured (2026-12-01, Linux x86_64 VM with 2 cores shared with other jobs, load average 5-8
 during the run, jax 0.10.2, CPU; ``python benchmarks/bench_scan.py``, 10.5 minutes, ~400 s of
@@ -94,7 +97,7 @@ import time
 from collections.abc import Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402
+import _common
 
 QUANTITIES = ("fisher", "renyi", "hockey_stick", "release_k1")
 CONFIGS = ("one", "all")
@@ -445,7 +448,8 @@ def run_config(config: str, args, deadline: float | None, workdir: str) -> dict:
     timed_out, rc, stderr = False, None, ""
     try:
         proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL if args.quiet else None,
-                              stderr=subprocess.PIPE, text=True, timeout=timeout)
+                              stderr=subprocess.PIPE, text=True, timeout=timeout,
+                              check=False)
         rc, stderr = proc.returncode, proc.stderr
     except subprocess.TimeoutExpired as exc:
         timed_out = True
@@ -648,7 +652,7 @@ def main(argv: Sequence[str] | None = None) -> dict | None:
                    "quantity's default chunk; release_k1 4 at the default sizes)")
     p.add_argument("--naive-points", type=int, default=0,
                    help="points of the eager ncx2_amplitude_fisher call (default: 4096; "
-                   "--full 65536)")
+                   "--full 65536; --smoke none)")
     p.add_argument("--no-naive", dest="naive", action="store_false",
                    help="skip the eager ncx2_amplitude_fisher comparison")
     p.add_argument("--budget", type=float, default=None,
@@ -673,7 +677,7 @@ def main(argv: Sequence[str] | None = None) -> dict | None:
         args.quantities = ("hockey_stick",) if args.mode == "smoke" else QUANTITIES
     if args.configs is None:
         args.configs = ("one",) if args.mode == "smoke" else CONFIGS
-    if args.mode == "smoke":
+    if args.mode == "smoke" and not args.naive_points:
         args.naive = False
     bad = [q for q in args.quantities if q not in QUANTITIES]
     if bad:

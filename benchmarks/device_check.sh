@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# Device check on a GPU machine (written for one NVIDIA H200; internet only to PyPI), <= 5 min.
+# Device check on a GPU machine (written for one NVIDIA H200; internet only to PyPI), <= 5 min;
+# with --small, its rehearsal on a CPU (the slow test tests/test_device_check.py runs it).
 #
 # Run from the repository root:
 #
-#     bash benchmarks/device_check.sh
+#     bash benchmarks/device_check.sh                              # the check, on the GPU machine
+#     SKIP_INSTALL=1 bash benchmarks/device_check.sh --small       # rehearsal, with this python
+#                                                    # ($VENV's python where that exists)
 #
-# Steps (each under a `timeout` fitted to what is left of the total, DEVICE_CHECK_TOTAL_S=285):
+# --small (or DEVICE_CHECK_SMALL=1): the same steps, code and outputs at small sizes:
+# bench_scan.py --smoke for the four quantities (16 points each, release_k1 2) in the 'all'
+# configuration (the one a single GPU runs) with a 16-point eager comparison, and 8 rows of each
+# fixture file. Without an accelerator the "device" is JAX's default backend, the CPU, checked
+# against jax.devices("cpu"): CPU against CPU, differences 0 (4e-15 for the scan against the
+# direct call, two programs; device_check.json then says "rehearsal": true, "device_platform":
+# "cpu"), and a missing nvidia-smi is recorded, not an error. On 2 busy cores (load 6-7), with
+# DEVICE_CHECK_TOTAL_S=900 and DEVICE_CHECK_COMPILE_CACHE warm, it took 86 s (268 s cold).
+#
+# Steps (each under a `timeout` fitted to what is left of the total, DEVICE_CHECK_TOTAL_S=285;
+# the caps of bench64, fixtures and bench32, 150, 90 and 150 s at 285, scale with it):
 #   install   venv ($VENV, default .venv-device, git-ignored; reused if it has jax's CUDA plugin),
 #             pip install -e ".[cuda,test]" with jax pinned to $JAX_VERSION (default 0.10.2, the
 #             version tested on CPU; empty: no pin); uv is used when present (faster)
@@ -17,14 +30,32 @@
 #   bench32   benchmarks/bench_scan.py --full --dtype float32 --budget ... --json
 # (fixtures runs before bench32: if time runs short, the float32 benchmark is what is cut).
 #
-# Everything goes to $OUT (./device_check_out when OUT is unset): device_check.log (this
-# output), bench_scan_full_float64.json, bench_scan_full_float32.json,
-# fixtures_gpu_vs_cpu.json, versions.txt, nvidia-smi.txt.
+# Everything goes to $OUT (./device_check_out when OUT is unset). The file to read is
+# device_check.json (benchmarks/device_check_summary.py): versions and devices, each step's
+# status and seconds, per quantity and dtype points/s, compile s and peak memory (the device's
+# peak_bytes_in_use where memory_stats() has it, else the host's peak RSS, labelled), and per
+# quantity the largest device-against-CPU relative difference with the tolerance. Beside it,
+# what the steps wrote: device_check.log (this output), steps.tsv, versions.txt, versions.json,
+# nvidia-smi.txt (when nvidia-smi exists), bench_scan_full_float64.json and
+# bench_scan_full_float32.json (bench_scan_small_*.json with --small), fixture_check.py (the
+# fixtures step's script) and fixtures_gpu_vs_cpu.json.
 #
 # Environment: OUT, VENV, PYTHON (interpreter for a new venv), JAX_VERSION, SKIP_INSTALL=1
 # (use $VENV or the current python as is), STEPS (comma list of the steps above, default all),
-# DEVICE_CHECK_TOTAL_S. Exit status: 0 if every step that ran passed, else 1.
+# DEVICE_CHECK_TOTAL_S, DEVICE_CHECK_SMALL=1 (as --small), DEVICE_CHECK_COMPILE_CACHE=DIR
+# (bench_scan.py --compile-cache DIR: compile times are then cache loads; default: cold).
+# Exit status: 0 if every step that ran passed, else 1.
 set -uo pipefail
+
+SMALL=${DEVICE_CHECK_SMALL:-0}
+for arg in "$@"; do
+  case $arg in
+    --small) SMALL=1 ;;
+    -h|--help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    *) echo "device_check.sh: unknown argument $arg (--small, --help)" >&2; exit 2 ;;
+  esac
+done
+[[ "$SMALL" == 1 ]] && SIZES=small || SIZES=full
 
 START=$(date +%s)
 TOTAL=${DEVICE_CHECK_TOTAL_S:-285}
@@ -33,6 +64,9 @@ VENV=${VENV:-.venv-device}
 JAX_VERSION=${JAX_VERSION-0.10.2}
 STEPS=${STEPS:-install,info,bench64,fixtures,bench32}
 mkdir -p "$OUT_DIR"
+# this run's outputs only (the log is appended to): no stale file in the summary
+rm -f "$OUT_DIR"/{device_check.json,steps.tsv,versions.txt,versions.json,nvidia-smi.txt} \
+  "$OUT_DIR"/bench_scan_{full,small}_float{64,32}.json "$OUT_DIR/fixtures_gpu_vs_cpu.json"
 exec > >(tee -a "$OUT_DIR/device_check.log") 2>&1
 
 FAILED=()
@@ -42,18 +76,24 @@ left() { echo $(( TOTAL - ($(date +%s) - START) )); }
 cap() { local l; l=$(( $(left) - ${2:-0} )); (( l < 1 )) && l=1; (( $1 < l )) && echo "$1" || echo "$l"; }
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 step() { echo; echo "=== [$(elapsed) s] $* ==="; }
-run_step() {  # run_step NAME TIMEOUT CMD...
-  local name=$1 t=$2; shift 2
+record() {  # record STEP STATUS RC SECONDS NOTE: a line of steps.tsv (for the summary)
+  printf '%s\t%s\t%s\t%s\t%s\n' "$@" >> "$OUT_DIR/steps.tsv"
+}
+run_step() {  # run_step STEP TIMEOUT CMD...
+  local name=$1 t=$2 t0; shift 2
+  t0=$(date +%s)
   timeout --kill-after=5 "$t" "$@"
-  local rc=$?
+  local rc=$? status=passed
   if (( rc != 0 )); then
+    status=failed; ((rc == 124 || rc == 137)) && status="timed out"
     FAILED+=("$name(rc=$rc$( ((rc == 124 || rc == 137)) && echo ', timed out'))")
     echo "--- $name: exit $rc"
   fi
+  record "$name" "$status" "$rc" "$(( $(date +%s) - t0 ))" "timeout ${t} s"
   return $rc
 }
 
-step "device check: repo $(pwd), out $OUT_DIR, total budget ${TOTAL} s, steps $STEPS"
+step "device check: repo $(pwd), out $OUT_DIR, total budget ${TOTAL} s, steps $STEPS, sizes $SIZES"
 
 # --- install ----------------------------------------------------------------------------
 PY=python3
@@ -89,6 +129,7 @@ if want install && [[ "${SKIP_INSTALL:-0}" != 1 ]]; then
   [[ -x "$VENV/bin/python" ]] && PY="$VENV/bin/python"
   if "$PY" -c 'import jax_cuda12_plugin, fisherrdp, pytest' 2>/dev/null; then
     echo "$PY already has fisherrdp, pytest and jax's CUDA 12 plugin: not reinstalling"
+    record install passed 0 0 "already installed"
   else
     PIN=()
     [[ -n "$JAX_VERSION" ]] && PIN=("jax==$JAX_VERSION" "jaxlib==$JAX_VERSION")
@@ -99,6 +140,8 @@ if want install && [[ "${SKIP_INSTALL:-0}" != 1 ]]; then
         --disable-pip-version-check ${PIP_EXTRA[@]+"${PIP_EXTRA[@]}"} -e ".[cuda,test]" ${PIN[@]+"${PIN[@]}"}
     fi
   fi
+elif want install; then
+  record install "not run" "" 0 "SKIP_INSTALL=1"
 fi
 echo "python: $PY ($("$PY" --version 2>&1))"
 
@@ -108,43 +151,63 @@ if want info; then
   if command -v nvidia-smi >/dev/null; then
     timeout 20 nvidia-smi 2>&1 | tee "$OUT_DIR/nvidia-smi.txt"
   else
-    echo "nvidia-smi: not found"
+    echo "nvidia-smi: not found"  # device_check.json: "nvidia_smi": null
   fi
-  run_step info "$(cap 60)" "$PY" - > "$OUT_DIR/versions.txt" 2>&1 <<'PY'
-import importlib.metadata as md, platform, jax, fisherrdp
-print("python", platform.python_version(), "| jax", jax.__version__, "| fisherrdp", fisherrdp.__version__)
+  run_step info "$(cap 60)" "$PY" - "$OUT_DIR/versions.json" > "$OUT_DIR/versions.txt" 2>&1 <<'PY'
+import importlib.metadata as md, sys, jax
+sys.path.insert(0, "benchmarks")
+import _common
+env = _common.environment()
+print("python", env["python"], "| jax", env["jax_version"], "| fisherrdp", env["fisherrdp_version"])
+env["packages"] = {}
 for name in ("jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt", "nvidia-cublas-cu12", "nvidia-cudnn-cu12"):
     try:
-        print(f"  {name} {md.version(name)}")
+        env["packages"][name] = md.version(name)
+        print(f"  {name} {env['packages'][name]}")
     except md.PackageNotFoundError:
         pass
 print("jax.devices():", jax.devices())
 print("default backend:", jax.default_backend(), "| x64:", jax.config.jax_enable_x64)
+env["local_devices"] = []
 for d in jax.local_devices():
     stats = d.memory_stats() or {}
-    print(f"  {d} kind={getattr(d, 'device_kind', '?')} bytes_limit={stats.get('bytes_limit')}")
+    kind = getattr(d, "device_kind", "?")
+    env["local_devices"].append({"device": str(d), "kind": kind, "bytes_limit": stats.get("bytes_limit")})
+    print(f"  {d} kind={kind} bytes_limit={stats.get('bytes_limit')}")
+_common.write_json(sys.argv[1], env, announce=False)
 PY
   cat "$OUT_DIR/versions.txt"
 fi
 
 # --- benchmarks and fixtures --------------------------------------------------------------
-bench() {  # bench DTYPE BUDGET
-  local json="$OUT_DIR/bench_scan_full_$1.json"
-  echo "command: $PY benchmarks/bench_scan.py --full --dtype $1 --budget $2 --json $json"
-  run_step "bench_$1" "$(( $2 + 25 ))" "$PY" benchmarks/bench_scan.py --full --dtype "$1" \
-    --budget "$2" --json "$json"
+scaled() { echo $(( $1 * TOTAL / 285 )); }  # a step's cap, for the total budget
+if [[ $SIZES == small ]]; then
+  BENCH_SIZES=(--smoke --quantities fisher,renyi,hockey_stick,release_k1 --configs all
+               --naive-points 16)
+  FIXTURE_ROWS=8
+else
+  BENCH_SIZES=(--full)
+  FIXTURE_ROWS=0  # all
+fi
+BENCH_CACHE=()
+[[ -n "${DEVICE_CHECK_COMPILE_CACHE:-}" ]] && BENCH_CACHE=(--compile-cache "$DEVICE_CHECK_COMPILE_CACHE")
+bench() {  # bench STEP DTYPE BUDGET
+  local cmd=("$PY" benchmarks/bench_scan.py "${BENCH_SIZES[@]}" --dtype "$2" --budget "$3"
+             ${BENCH_CACHE[@]+"${BENCH_CACHE[@]}"} --json "$OUT_DIR/bench_scan_${SIZES}_$2.json")
+  echo "command: ${cmd[*]}"
+  run_step "$1" "$(( $3 + 25 ))" "${cmd[@]}"
 }
 
 if want bench64; then
-  step "bench_scan --full float64"
+  step "bench_scan ${BENCH_SIZES[0]} float64"
   # about half of what is left, keeping room for the fixtures and float32
-  B=$(( ($(left) - 40) / 2 )); (( B > 150 )) && B=150; (( B < 20 )) && B=20
-  bench float64 "$B"
+  B=$(( ($(left) - 40) / 2 )); M=$(scaled 150); (( B > M )) && B=$M; (( B < 20 )) && B=20
+  bench bench64 float64 "$B"
 fi
 
 if want fixtures; then
   step "fixtures: GPU vs CPU, float64"
-  B=$(( $(left) * 45 / 100 )); (( B > 90 )) && B=90; (( B < 15 )) && B=15
+  B=$(( $(left) * 45 / 100 )); M=$(scaled 90); (( B > M )) && B=$M; (( B < 15 )) && B=15
   FIXCHECK="$OUT_DIR/fixture_check.py"
   cat > "$FIXCHECK" <<'PY'
 """Fixture points on the accelerator and on the CPU (same process), float64."""
@@ -160,6 +223,7 @@ from fisherrdp.scan import points, scan
 from fisherrdp.stats import ncx2
 
 OUT, BUDGET = sys.argv[1], float(sys.argv[2])
+ROWS = int(sys.argv[3]) if len(sys.argv) > 3 else 0  # rows per fixture file, evenly spaced; 0: all
 TOL = 1e-13
 START = time.time()
 DEADLINE = START + BUDGET
@@ -182,6 +246,8 @@ def columns(rows, keys):
 
 def case_rows(name, file, keys, ref, rows_of=lambda d: d):
     rows = rows_of(load(file))
+    if 0 < ROWS < len(rows):
+        rows = [rows[i] for i in np.unique(np.linspace(0, len(rows) - 1, ROWS).round().astype(int))]
     return name, columns(rows, keys), np.array([float(r[ref]) for r in rows])
 
 
@@ -189,25 +255,28 @@ def fisher_fn(d, theta):
     return ncx2_amplitude_fisher(d, theta)
 
 
-# (name, function, columns, mpmath reference, seconds it needs to be started)
+# (name, function, columns, mpmath reference, seconds it needs to be started, the scan
+# quantity (bench_scan.py) that evaluates the function, if one does)
 CASES = []
-for name, fn, spec, need in [
+for name, fn, spec, need, quantity in [
     ("log_bessel_ive", special.log_bessel_ive, ("log_bessel_i.json", ("v", "x"), "log_ive",
-                                                 lambda d: d["rows"]), 5),
+                                                 lambda d: d["rows"]), 5, None),
     ("ncx2_logpdf", ncx2.logpdf, ("ncx2_logpdf.json", ("x", "df", "nc"), "logpdf",
-                                  lambda d: d["rows"]), 5),
+                                  lambda d: d["rows"]), 5, None),
     ("hockey_stick_ncx2", divergences.hockey_stick_ncx2,
-     ("hockey_stick_ncx2.json", ("eps", "d", "a", "b"), "delta", lambda d: d["rows"]), 10),
+     ("hockey_stick_ncx2.json", ("eps", "d", "a", "b"), "delta", lambda d: d["rows"]), 10,
+     "hockey_stick"),
     ("ncx2_amplitude_fisher", fisher_fn, ("fisher_ncx2.json", ("d", "theta"), "fisher",
-                                          lambda d: d), 10),
+                                          lambda d: d), 10, "fisher"),
     ("renyi_ncx2", divergences.renyi_ncx2, ("renyi_ncx2.json", ("alpha", "d", "a", "b"),
-                                           "renyi", lambda d: d), 15),
+                                           "renyi", lambda d: d), 15, "renyi"),
     ("renyi_release_k1", divergences.renyi_release_k1,
-     ("release_k1.json", ("alpha", "d", "n_syn", "a", "b"), "value", lambda d: d["renyi"]), 45),
+     ("release_k1.json", ("alpha", "d", "n_syn", "a", "b"), "value", lambda d: d["renyi"]), 45,
+     "release_k1"),
 ]:
     file, keys, ref, rows_of = spec
     _, cols, refs = case_rows(name, file, keys, ref, rows_of)
-    CASES.append((name, fn, cols, refs, need))
+    CASES.append((name, fn, cols, refs, need, quantity))
 
 
 def on(device, fn, cols):
@@ -231,9 +300,10 @@ def worst(r, cols, keys=None):
     return {"index": i, "point": [float(c[i]) for c in cols], "rel": float(r[i])}
 
 
-report = {"target": str(target), "cpu": str(cpu), "tolerance_rel": TOL,
-          "dry_run_cpu_vs_cpu": target.platform == "cpu", "jax_version": jax.__version__,
-          "budget_s": BUDGET, "cases": []}
+report = {"target": str(target), "target_platform": target.platform, "cpu": str(cpu),
+          "tolerance_rel": TOL, "dry_run_cpu_vs_cpu": target.platform == "cpu",
+          "jax_version": jax.__version__, "budget_s": BUDGET, "rows_per_file": ROWS or "all",
+          "cases": []}
 
 
 def save():
@@ -245,10 +315,11 @@ def save():
 
 print(f"accelerator: {target}; cpu: {cpu}" + ("  (NO ACCELERATOR: CPU vs CPU dry run)"
                                               if target.platform == "cpu" else ""), flush=True)
-for name, fn, cols, refs, need in CASES:
+for name, fn, cols, refs, need, quantity in CASES:
     left = DEADLINE - time.time()
     if left < need:
-        report["cases"].append({"name": name, "skipped": f"budget ({left:.0f} s left)"})
+        report["cases"].append({"name": name, "quantity": quantity,
+                                "skipped": f"budget ({left:.0f} s left)"})
         print(f"{name:24} skipped (budget)", flush=True)
         save()
         continue
@@ -262,7 +333,7 @@ for name, fn, cols, refs, need in CASES:
 
     worker = threading.Thread(target=cpu_side, daemon=True)
     worker.start()  # the CPU compiles and runs while the accelerator does
-    entry = {"name": name, "n": int(len(refs))}
+    entry = {"name": name, "quantity": quantity, "n": int(len(refs))}
     try:
         t = time.time(); gpu, gpu_where = on(target, fn, cols); entry["target_s"] = time.time() - t
     except Exception as exc:  # noqa: BLE001
@@ -306,17 +377,19 @@ if DEADLINE - time.time() > 10:
         res = scan("fisher", points(d=d, theta=theta), progress=False)
         ref_cpu, _ = on(cpu, fisher_fn, [d, theta])
         r = rel(res.values, ref_cpu)
-        entry = {"name": "scan:fisher (all local devices) vs cpu", "n": int(len(d)),
+        entry = {"name": "scan:fisher (all local devices) vs cpu", "quantity": "fisher",
+                 "n": int(len(d)),
                  "devices": res.attrs["devices"], "seconds": time.time() - t,
                  "max_rel_target_vs_cpu": float(r.max()), "over_tol": int((r > TOL).sum()),
                  "passed": bool(r.max() <= TOL)}
     except Exception as exc:  # noqa: BLE001
-        entry = {"name": "scan:fisher", "error": repr(exc), "passed": False}
+        entry = {"name": "scan:fisher", "quantity": "fisher", "error": repr(exc),
+                 "passed": False}
     report["cases"].append(entry); save()
     print(f"{entry['name']:24} " + (f"max rel {entry['max_rel_target_vs_cpu']:.2e}"
                                    if "error" not in entry else entry["error"]), flush=True)
 else:
-    report["cases"].append({"name": "scan:fisher", "skipped": "budget"})
+    report["cases"].append({"name": "scan:fisher", "quantity": "fisher", "skipped": "budget"})
 
 save()
 ran = [c for c in report["cases"] if "passed" in c]
@@ -326,18 +399,26 @@ print(f"summary: {sum(c['passed'] for c in ran)}/{len(ran)} passed (<= {TOL:g} r
 sys.stdout.flush()
 os._exit(0 if report["passed"] else 1)  # do not wait for a CPU thread still compiling
 PY
-  echo "command: $PY $FIXCHECK $OUT_DIR/fixtures_gpu_vs_cpu.json $B"
-  run_step fixtures "$(( B + 20 ))" "$PY" "$FIXCHECK" "$OUT_DIR/fixtures_gpu_vs_cpu.json" "$B"
+  echo "command: $PY $FIXCHECK $OUT_DIR/fixtures_gpu_vs_cpu.json $B $FIXTURE_ROWS"
+  run_step fixtures "$(( B + 20 ))" "$PY" "$FIXCHECK" "$OUT_DIR/fixtures_gpu_vs_cpu.json" "$B" \
+    "$FIXTURE_ROWS"
 fi
 
 if want bench32; then
-  step "bench_scan --full float32"
-  B=$(( $(left) - 30 )); (( B > 150 )) && B=150
+  step "bench_scan ${BENCH_SIZES[0]} float32"
+  B=$(( $(left) - 30 )); M=$(scaled 150); (( B > M )) && B=$M
   if (( B >= 15 )); then
-    bench float32 "$B"
+    bench bench32 float32 "$B"
   else
-    echo "skipped: ${B} s left"; FAILED+=("bench_float32(skipped)")
+    echo "skipped: ${B} s left"; FAILED+=("bench32(skipped)")
+    record bench32 skipped "" 0 "${B} s left"
   fi
+fi
+
+step "summary"
+if ! "$PY" benchmarks/device_check_summary.py "$OUT_DIR" --sizes "$SIZES" --steps "$STEPS" \
+    --seconds "$(elapsed)"; then
+  FAILED+=("summary")
 fi
 
 step "done in $(elapsed) s; files in $OUT_DIR:"

@@ -251,12 +251,14 @@ def scan(
         # process 0 was making it would see a half-made store and raise (and the others then
         # die at jax.distributed's shutdown), so the checks end at a barrier before it starts.
         check_existing(store, q.name, q.params, outputs, layout, dt)
-        barrier(f"fisherrdp-scan-checked-{store}")
+        # Barrier names carry the quantity, not the store's path: hosts may mount the shared
+        # store at different paths (a counter in barrier() makes each name unique).
+        barrier(f"fisherrdp-scan-checked-{q.name}")
         if pid == 0:
             opened = open_store(store, q.name, q.params, outputs, layout, dt, create=True)
             if "chunk" not in opened.run_attributes():
                 opened.set_run_attributes({"chunk": chunk})
-        barrier(f"fisherrdp-scan-open-{store}")
+        barrier(f"fisherrdp-scan-open-{q.name}")
         if pid != 0:
             opened = open_store(store, q.name, q.params, outputs, layout, dt, create=False)
         done = opened.done()
@@ -300,7 +302,7 @@ def scan(
     computed_points = bar_total
 
     if nproc > 1:
-        barrier(f"fisherrdp-scan-done-{store}")
+        barrier(f"fisherrdp-scan-done-{q.name}")
         if opened is None:
             data = _gather(layout, data)
     attrs = _run_attributes(q, dt, chunk, size, layout, seconds, opened)
