@@ -4,9 +4,9 @@ Every accuracy test checks its errors with the ``accuracy`` fixture of ``tests/c
 against a claim in ``tests/fixtures/accuracy/AREA.json`` (worst error measured, documented target,
 number of points). This script runs those tests with ``FISHERRDP_ACCURACY_REPORT`` set, so that
 each records the worst error it saw (and asserts only the targets), then prints one table:
-claim, points, worst error now, the recorded value (README's number), the regression tolerance
-(10 × recorded) and the target. README's accuracy numbers are the recorded values, and
-``tests/test_accuracy_claims.py`` checks that README shows them, so README and tests cannot drift.
+claim, points, worst error now, the recorded value (the documented number), the regression tolerance
+(10 × recorded) and the target. The documentation's accuracy numbers are the recorded values, and
+``tests/test_accuracy_claims.py`` checks that a page shows them, so the docs and tests cannot drift.
 
 Usage::
 
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         if args.update and now is not None and claim is not None:
             claim["measured"] = _round_up(worst)
             claim["points"] = now["points"]
-    # README's numbers: for each README phrase, the largest error of the claims that name it.
+    # The documented numbers: for each phrase, the largest error of the claims that name it.
     phrases: dict[str, list] = {}
     for name, claim in claims.items():
         if claim.get("readme"):
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
             entry[0] += claim.get("points", 0)
             entry[1] = max(entry[1], now)
             entry[2] = max(entry[2], claim["measured"])
-    print(f"\n{'README line containing':<44} {'points':>6} {'worst now':>10} {'README':>9}")
+    print(f"\n{'docs line containing':<44} {'points':>6} {'worst now':>10} {'docs':>9}")
     for phrase, (points, now, recorded) in sorted(phrases.items()):
         print(f"{phrase!r:<44} {points:>6} {now:>10.2e} {recorded:>9.1e}")
     if args.json:
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
             with open(os.path.join(CLAIMS, f"{area}.json"), "w") as fh:
                 json.dump(document, fh, indent=1, ensure_ascii=False)
                 fh.write("\n")
-        print("\nwrote tests/fixtures/accuracy/; README's numbers must follow "
+        print("\nwrote tests/fixtures/accuracy/; the documented numbers must follow "
               "(tests/test_accuracy_claims.py checks)")
     return status
 

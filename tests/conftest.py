@@ -89,7 +89,7 @@ if jax.config.jax_compilation_cache_dir != (_cache or None):
 
 
 # ----------------------------------------------------------------------------------------------
-# Accuracy claims: one place for the measured worst errors that README states and tests guard.
+# Accuracy claims: one place for the measured worst errors that the docs state and tests guard.
 
 import json
 
@@ -161,7 +161,7 @@ class Accuracy:
         tolerance = max(REGRESSION_FACTOR * claim["measured"], REGRESSION_FLOOR)
         assert worst <= tolerance, (
             f"{name}: worst error {worst:.2e}{at} is more than {REGRESSION_FACTOR:g}× the "
-            f"measured {claim['measured']:.1e} (README's number). If the change is meant, say why "
+            f"measured {claim['measured']:.1e} (the documented number). If the change is meant, say why "
             "and re-measure: python benchmarks/accuracy_report.py --update"
         )
 

@@ -92,7 +92,8 @@ def test_account_command_json(tmp_path, capsys):
     assert report["rdp"][0]["synthetic"] == pytest.approx(1.7761745129959e-4, rel=1e-9)
     assert report["epsilon"]["synthetic"] < report["epsilon"]["model"]
     assert report["epsilon_via_rdp"]["synthetic"] >= report["epsilon"]["synthetic"]
-    # The defaults are the README's worked example: its RDP-route row, as printed there.
+    # The defaults are the worked example of docs/explanation/accounting.md: its RDP-route row,
+    # as printed there.
     assert report["epsilon_via_rdp"]["model"] == pytest.approx(0.37543, abs=5e-6)
     assert report["epsilon_via_rdp"]["synthetic"] == pytest.approx(0.0499148, abs=5e-8)
     assert report["worst_pair"] == {

@@ -1,15 +1,16 @@
 """The accuracy claims (tests/fixtures/accuracy/*.json): well formed, each one checked by a test,
-and README shows the numbers the tests guard (so README and tests cannot drift)."""
+and the documentation (README.md and docs/**/*.md) shows the numbers the tests guard (so the
+pages and the tests cannot drift)."""
 
 import pathlib
 import re
 
 import pytest
 from conftest import load_accuracy_claims
+from helpers.docs_pages import lines_with
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CLAIMS = load_accuracy_claims()
-README = (ROOT / "README.md").read_text()
 TESTS = "".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
 
 
@@ -43,21 +44,22 @@ def test_claim_is_well_formed_and_checked_by_a_test(name):
     assert any(p.match(name) for p in CHECKED), f"no test checks claim {name!r}"
 
 
-# README states, on a line containing the phrase, the largest measured value of the claims that
-# name that phrase (one README number can summarise several regimes).
-README_NUMBERS: dict[str, float] = {}
+# A documentation page states, on a line containing the phrase (a claim's "readme" key), the
+# largest measured value of the claims that name that phrase (one number can summarise several
+# regimes).
+PAGE_NUMBERS: dict[str, float] = {}
 for _claim in CLAIMS.values():
     if _claim.get("readme"):
-        README_NUMBERS[_claim["readme"]] = max(
-            README_NUMBERS.get(_claim["readme"], 0.0), _claim["measured"]
+        PAGE_NUMBERS[_claim["readme"]] = max(
+            PAGE_NUMBERS.get(_claim["readme"], 0.0), _claim["measured"]
         )
 
 
-@pytest.mark.parametrize("phrase", sorted(README_NUMBERS))
-def test_readme_states_the_measured_number(phrase):
-    number = f"{README_NUMBERS[phrase]:.1e}"
-    lines = [line for line in README.splitlines() if phrase in line]
-    assert lines, f"README has no line with {phrase!r}"
-    assert any(number in line for line in lines), (
-        f"README's line(s) with {phrase!r} do not state {number}: {lines}"
+@pytest.mark.parametrize("phrase", sorted(PAGE_NUMBERS))
+def test_a_page_states_the_measured_number(phrase):
+    number = f"{PAGE_NUMBERS[phrase]:.1e}"
+    lines = lines_with(phrase)
+    assert lines, f"no documentation page has a line with {phrase!r}"
+    assert any(number in line for _, line in lines), (
+        f"the line(s) with {phrase!r} do not state {number}: {lines}"
     )

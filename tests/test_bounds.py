@@ -246,11 +246,12 @@ def test_theorem53_k1_against_exact_fisher_information():
     """For k = 1 (m = d) along a radial path (Uw ∥ v), the law is χ²_d(ρ(θ)²) with
     ρ' = ±‖Uw − v‖, so the path's Fisher information is exactly ‖Uw − v‖²·I(d, ρ).
 
-    The re-derived bound is above it. The printed one is below it for every d > 6 (finding:
-    I ≥ 2ρ²/(2ρ² + d) > ρ²/(ρ² + d − 3) there, by Prop 5.1's lower bound): the printed
-    Theorem 5.3 does not hold for k = 1.
+    The re-derived bound is above it. The printed one is below it for every d ≥ 6 (finding:
+    I > 2ρ²/(2ρ² + d) ≥ ρ²/(ρ² + d − 3) there, by Prop 5.1's lower bound, with equality of the
+    last two at d = 6; docs/explanation/paper_vs_exact.md): the printed Theorem 5.3 does not
+    hold for k = 1.
     """
-    rows = [row for row in EXACT if row["d"] > 6]
+    rows = [row for row in EXACT if row["d"] >= 6]
     d, rho, fisher = _columns(rows, "d", "theta", "fisher")
     rederived = np.asarray(B.theorem53_fisher_bound(1.0, rho, d))
     printed = np.asarray(B.theorem53_fisher_bound(1.0, rho, d, variant="printed"))

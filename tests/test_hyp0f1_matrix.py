@@ -3,7 +3,8 @@
 The fixture ``fixtures/hyp0f1_matrix.json`` is made by ``fixtures/make_hyp0f1_matrix_fixtures.py``
 (40-digit mpmath, an independent Koev–Edelman implementation and the k = 2 closed series).
 Evaluations are batched per k so that each shape compiles once. The worst relative errors per k
-are accuracy claims (``fixtures/accuracy/hyp0f1_matrix.json``, README's numbers).
+are accuracy claims (``fixtures/accuracy/hyp0f1_matrix.json``, the numbers of
+docs/explanation/special_functions.md).
 """
 
 import json
@@ -68,7 +69,7 @@ def test_matches_mpmath_reference(evaluated, accuracy):
         f"largest reported bound {error.max():.2e}"
     )
     where = [f"b = {bb}, eigenvalues {list(xx)}" for bb, xx in zip(b, x)]
-    # Claims hyp0f1_matrix/k1 … k4: worst relative error of ₀F₁ per k (README's numbers).
+    # Claims hyp0f1_matrix/k1 … k4: worst relative error of ₀F₁ per k (the documented numbers).
     accuracy.check(f"hyp0f1_matrix/k{k}", rel, where=where)
     # The reported bound covers the error against the reference (up to the reference's own digits).
     assert np.all(np.abs(value - want) <= error + 1e-15 * np.maximum(1.0, np.abs(want)))

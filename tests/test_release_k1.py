@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers.docs_pages import read
 from scipy import stats
 
 from fisherrdp._src.divergences.release_k1 import _release_logpdf
@@ -77,8 +78,9 @@ INF_RENYI = (2.0, 5.0, 2.0, 1.5)
 INF_HOCKEY = (0.1, 5.0, 2.0, 1.0)
 # The rows of the mpmath fixture with n_syn = 1 and d >= 100, where the outer integrand lies far
 # in the left tail of law(X), err ~1e-10 relative against ≤ 1.3e-13 elsewhere: a regime of its
-# own (README: "Rényi ≤ 4.9e-11 relative over all 28 rows").
-README_RENYI = "relative over all 28 rows"
+# own (docs/explanation/divergences.md: "Rényi ≤ 5.0e-11 relative over all 28 rows", the phrase
+# of both regimes' accuracy claims in fixtures/accuracy/release_k1.json, which
+# test_accuracy_claims.py finds on that page).
 
 
 def _renyi_regime(row):
@@ -273,21 +275,24 @@ def test_jit_float32_one_point_at_a_time():
     np.testing.assert_allclose(spot, [v for _, v in SPOT[:3]], rtol=1e-3)
     assert np.all(np.isfinite(f32)), f32
     np.testing.assert_allclose(f32, [_renyi_at(p) for p in F32_RENYI], rtol=1e-3)
-    # renyi_ncx2 in float32: < 1e-4 relative for d <= 100 (README's float32 table)
+    # renyi_ncx2 in float32: < 1e-4 relative for d <= 100 (docs/howto/float32.md's table)
     np.testing.assert_allclose(inf, float(renyi_ncx2(*INF_RENYI)), rtol=1e-4)
     assert np.all(np.isnan(invalid)), invalid
 
 
-#: README's float32 table, row release_k1: at most 2.7e-4 relative against float64 on the same
-#: float32 inputs (benchmarks/accuracy_scan_float32.py, 8 points; 31 such points in the slow
+#: docs/howto/float32.md's table, row release_k1: at most 2.7e-4 relative against float64 on the
+#: same float32 inputs (benchmarks/accuracy_scan_float32.py, 8 points; 31 such points in the slow
 #: test above), worst at n_syn ≈ 1 and small d. Measured on F32_RENYI: 2.6e-5 (2026-12-03).
 RELEASE_FLOAT32_RTOL = 2.7e-4
 
 
-def test_float32_release_row_of_the_readme():
+def test_float32_release_row_of_the_float32_table():
     """float32 at the table's worst regime (n_syn ≈ 1, small d: the F32_RENYI points), against
     float64 at the same float32-representable inputs (the one-point float64 program of this
-    file): finite, and within the README's float32 maximum. One float32 program."""
+    file): finite, and within the float32 table's maximum, which the page states. One float32
+    program."""
+    row = [line for line in read("docs/howto/float32.md").splitlines() if "| release_k1 |" in line]
+    assert [float(line.split("|")[2]) for line in row] == [RELEASE_FLOAT32_RTOL], row
     points = np.array(F32_RENYI, np.float32)
     got = renyi_release_k1(*jnp.asarray(points.T))
     assert got.dtype == jnp.float32

@@ -8,7 +8,8 @@ weak. Every function is evaluated once on the whole array of a regime (gradients
 
 Errors are measured as the targets are stated, and checked with the ``accuracy`` fixture against
 the claims in ``tests/fixtures/accuracy/special.json`` (worst error measured per quantity and
-regime, README's numbers; a test fails above 10 x the measured value or above the target):
+regime, the numbers of docs/explanation/special_functions.md; a test fails above 10 x the
+measured value or above the target):
 
 * log I, log ive, log 0F1:  |error| / max(1, |value|), target 2e-14;
 * I_{v+1}/I_v:              relative error, target 1e-13;

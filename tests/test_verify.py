@@ -180,7 +180,7 @@ def test_wishart_rows_hold_and_have_the_expected_content(wishart_report):
             assert row["violations"] == 0 and 0 < row["metric"] < 1, row
         # The printed Theorem 5.3 is never the larger bound (here equal: d = 6 gives m = ⌊d/k⌋
         # ≤ 3, where both readings are the trivial ‖Uw − v‖²; the default grid's d = 48 separates
-        # them, see README).
+        # them, see docs/explanation/paper_vs_exact.md).
         assert rows[fisher[1]]["metric"] <= rows[fisher[0]]["metric"]
 
 

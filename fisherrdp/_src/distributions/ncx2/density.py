@@ -158,8 +158,8 @@ def logpdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
         + \log I_{\mathrm{df}/2-1}\bigl(\sqrt{\lambda x}\bigr), \qquad \lambda = \mathrm{nc}.
 
     Computed in one of two cancellation-free forms (see the module docstring), to about
-    1e-13 · max(1, |log p|) in float64 for df ∈ [1, 1e4], nc ∈ [0, 1e6], from the far left
-    tail to the far right tail. Elementwise with broadcasting; works under ``jit`` and
+    1e-13 · :math:`\max(1, |\log p|)` in float64 for df ∈ [1, 1e4], nc ∈ [0, 1e6], from the
+    far left tail to the far right tail. Elementwise with broadcasting; works under ``jit`` and
     ``vmap``, differentiable (``grad``) in ``x``, ``df`` and ``nc``.
 
     Args:

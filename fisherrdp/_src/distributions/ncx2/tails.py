@@ -216,7 +216,7 @@ def logcdf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
 
     The smaller of :math:`F(x)` and :math:`1 - F(x)` is integrated numerically in log space
     (see the module docstring), the other one follows as :math:`\log(1 - e^{\cdot})`; accurate
-    to about 1e-13 · max(1, |log F|) in float64 in both tails, for df ∈ [1, 1e4],
+    to about 1e-13 · :math:`\max(1, |\log F|)` in float64 in both tails, for df ∈ [1, 1e4],
     nc ∈ [0, 1e6]. Elementwise with broadcasting; works under ``jit`` and ``vmap``,
     differentiable in ``x`` (:math:`\partial_x \log F = p/F`, exactly), ``df`` and ``nc``.
 
@@ -252,8 +252,8 @@ def logsf(x: ArrayLike, df: ArrayLike, nc: ArrayLike) -> jax.Array:
         \log S(x) = \log P(Y > x) = \log \int_x^\infty p(y)\, dy,
         \qquad Y \sim \chi^2_{\mathrm{df}}(\lambda).
 
-    Same method and accuracy as :func:`logcdf` (about 1e-13 · max(1, |log S|) in float64);
-    finite far into the right tail, where SciPy returns ``-inf``.
+    Same method and accuracy as :func:`logcdf` (about 1e-13 · :math:`\max(1, |\log S|)` in
+    float64); finite far into the right tail, where SciPy returns ``-inf``.
     :math:`\partial_x \log S = -p/S` exactly; differentiable in ``df`` and ``nc``.
 
     Args:
