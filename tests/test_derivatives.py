@@ -29,6 +29,7 @@ import json
 import os
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from helpers import snapshot
@@ -39,6 +40,21 @@ from helpers.derivative_matrix import (
     points,
     reverse_program,
     table,
+)
+
+from fisherrdp.accounting import (
+    SyntheticReleaseMechanism,
+    calibrate_sigma,
+    gaussian_epsilon,
+    gaussian_privacy_profile,
+    gaussian_rdp,
+    rdp_to_dp,
+)
+from fisherrdp.fisher import (
+    wishart_path_bound_exact,
+    wishart_path_fisher,
+    wishart_path_fisher_exact,
+    wishart_path_fisher_integral,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,15 +158,57 @@ def test_the_table_of_derivatives_is_current():
         assert fh.read() == table(), "regenerate: python tests/helpers/derivative_matrix.py > docs/derivatives.md"
 
 
-@pytest.mark.parametrize("argument", ["v", "theta"])
-def test_the_exact_wishart_path_fisher_says_it_is_not_differentiable(argument):
-    """wishart_path_fisher_exact reduces the path in NumPy: under jax.grad it raises a
-    ValueError naming the traced argument (docs/derivatives.md), never a JAX internal error."""
-    from fisherrdp.fisher import wishart_path_fisher_exact
+#: The Wishart path functions that need concrete arguments (docs/derivatives.md): under
+#: jax.grad, a ValueError naming the traced argument, never a JAX internal error.
+_WISHART_V = np.array([[2.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+_WISHART_W = np.array([[1.5, 0.0], [0.0, 0.5], [0.3, 0.0]])
+_NOT_DIFFERENTIABLE = {
+    "wishart_path_fisher_exact": (lambda v, x: wishart_path_fisher_exact(v, _WISHART_W, x),
+                                  "theta", 0.5),
+    "wishart_path_bound_exact": (lambda v, x: wishart_path_bound_exact(v, _WISHART_W, x),
+                                 "alpha", 2.0),
+    "wishart_path_fisher": (lambda v, x: wishart_path_fisher(
+        v, _WISHART_W, x, key=jax.random.key(0), n_samples=8)[0], "theta", 0.5),
+    "wishart_path_fisher_integral": (lambda v, x: wishart_path_fisher_integral(
+        v, _WISHART_W, x, key=jax.random.key(0), n_samples=8, n_theta=2).bound, "alpha", 2.0),
+}
 
-    v = np.array([[2.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
-    w = np.array([[1.5, 0.0], [0.0, 0.5], [0.3, 0.0]])
-    call = {"v": lambda x: wishart_path_fisher_exact(x, w, 0.5).sum(),
-            "theta": lambda t: wishart_path_fisher_exact(v, w, t)}[argument]
+
+_MECHANISM = {"d": 10.0, "k": 1, "C": 1.0, "sensitivity": 0.5}
+#: The accountant (host code): (function of x, the argument x is).
+_HOST = {
+    "SyntheticReleaseMechanism": (lambda x: SyntheticReleaseMechanism(**_MECHANISM, sigma=x)
+                                  .rdp(2.0), "sigma", 2.0),
+    "SyntheticReleaseMechanism.rdp": (lambda x: SyntheticReleaseMechanism(**_MECHANISM)
+                                      .rdp(x), "alphas", 2.0),
+    "SyntheticReleaseMechanism.privacy_profile": (
+        lambda x: SyntheticReleaseMechanism(**_MECHANISM).privacy_profile(x), "eps", 1.0),
+    "SyntheticReleaseMechanism.epsilon": (lambda x: SyntheticReleaseMechanism(**_MECHANISM)
+                                          .epsilon(x), "delta", 1e-5),
+    "calibrate_sigma": (lambda x: calibrate_sigma(x, 1e-5, 10.0, 1, 1.0, 0.5).sigma,
+                        "target_epsilon", 1.0),
+    "rdp_to_dp": (lambda x: rdp_to_dp([2.0, 4.0], x * np.array([1.0, 2.0]), 1e-5)[0],
+                  "rdp", 1.0),
+    "gaussian_rdp": (lambda x: gaussian_rdp(4.0, 1.0, x), "sigma", 2.0),
+    "gaussian_privacy_profile": (lambda x: gaussian_privacy_profile(x, 1.0), "eps", 1.0),
+    "gaussian_epsilon": (lambda x: gaussian_epsilon(x, 1.0), "delta", 1e-5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOST))
+def test_the_accountant_says_it_is_not_differentiable(name):
+    fn, argument, at = _HOST[name]
+    with pytest.raises(ValueError, match=f"'{argument}' must be concrete"):
+        jax.grad(lambda x: jnp.sum(jnp.asarray(fn(x))))(at)
+
+
+@pytest.mark.parametrize("name", sorted(_NOT_DIFFERENTIABLE))
+@pytest.mark.parametrize("which", ["v", "scalar"])
+def test_the_wishart_path_functions_say_they_are_not_differentiable(name, which):
+    fn, scalar_name, scalar = _NOT_DIFFERENTIABLE[name]
+    if which == "v":
+        call, at, argument = (lambda v: jnp.sum(fn(v, scalar))), _WISHART_V, "v"
+    else:
+        call, at, argument = (lambda x: jnp.sum(fn(_WISHART_V, x))), scalar, scalar_name
     with pytest.raises(ValueError, match=f"'{argument}'"):
-        jax.grad(call)(v if argument == "v" else 0.5)
+        jax.grad(call)(at)

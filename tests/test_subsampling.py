@@ -337,3 +337,30 @@ def test_amplify_bad_input(eps, delta, q, name):
         amplify_by_subsampling(eps, delta, q)
     with pytest.raises(ValueError, match=f"'{name}'"):
         amplify_profile(np.array([eps]), np.array([delta]), q)
+
+
+def test_the_differentiable_pieces_in_both_modes():
+    """amplify_by_subsampling (ε′ in ε and q) and hockey_stick (in p, q and γ) are jnp code:
+    jax.grad and jax.jacfwd agree, and equal Richardson central differences
+    (docs/derivatives.md). The rest of the accountant computes on the host and raises a
+    ValueError naming a traced argument (tests/test_derivatives.py)."""
+    import jax
+    from helpers.derivatives import central_differences
+
+    def eps_prime(eps, q):
+        return amplify_by_subsampling(eps, 1e-6, q)[0]
+
+    rows = np.array([[0.5, 0.1], [3.0, 0.7], [40.0, 0.3]])
+    fd, _ = central_differences(eps_prime, rows, (0, 1), 1e-3)
+    for transform in (jax.grad, jax.jacfwd):  # measured: 6.6e-12 relative in both modes
+        got = np.array([transform(eps_prime, argnums=(0, 1))(*row) for row in rows])
+        np.testing.assert_allclose(got, fd, rtol=7e-11, atol=0)
+
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
+    rev = jax.grad(hockey_stick, argnums=(0, 1, 2))(p, q, 1.5)
+    fwd = jax.jacfwd(hockey_stick, argnums=(0, 1, 2))(p, q, 1.5)
+    # E_γ = Σ max(p − γq, 0): only the first atom is above γq (0.5 > 0.3).
+    for got in (rev, fwd):
+        np.testing.assert_array_equal(got[0], [1.0, 0.0, 0.0])
+        np.testing.assert_array_equal(got[1], [-1.5, 0.0, 0.0])
+        assert float(got[2]) == -0.2

@@ -197,12 +197,31 @@ OUTSIDE_REGISTRY = (
      "`tests/test_hyp0f1_matrix.py` (`check_grads`: both modes at k = 2; k = 3 forward: slow)"),
     ("fisherrdp.divergences.renyi_ncwishart_gram", "`alpha`, `d`, the two Gram matrices "
      "(a `custom_jvp` of the k = 2 series)", "forward and reverse",
-     "`tests/test_renyi_wishart.py` (slow: 87 s warm)"),
+     "`tests/test_renyi_wishart.py`: through `renyi_ncwishart`, which runs it, by default; "
+     "3 points in every argument, slow"),
     ("fisherrdp.divergences.renyi_ncwishart", "`alpha`, `d`, `v`, `w`", "forward and reverse",
-     "`tests/test_renyi_wishart.py` (slow)"),
+     "`tests/test_renyi_wishart.py`: both modes in all 10 arguments at one point, one stored "
+     "program, by default; 3 points, slow. The accountant's k = 2 worst-pair search climbs "
+     "with its reverse mode (`tests/test_accounting_release.py`)"),
+    ("fisherrdp.accounting.amplify_by_subsampling", "`eps`, `q` (ε′ = log(1 + q(e^ε − 1)))",
+     "forward and reverse", "`tests/test_subsampling.py`"),
+    ("fisherrdp.accounting.hockey_stick", "`p`, `q`, `gamma` (piecewise linear: a kink where "
+     "p = γq)", "forward and reverse", "`tests/test_subsampling.py`"),
+    ("fisherrdp.accounting (everything else: SyntheticReleaseMechanism, calibrate_sigma, "
+     "rdp_to_dp, gaussian_*, to_dp_accounting_pld)", "none: host searches with NumPy and "
+     "SciPy; a traced argument raises a ValueError naming it (differentiate the divergences)",
+     "—", "`tests/test_derivatives.py`"),
     ("fisherrdp.fisher.wishart_path_fisher_exact", "none: the path reduction runs in NumPy, a "
      "traced `v`, `w` or `theta` raises a ValueError naming it", "—",
      "`tests/test_derivatives.py`"),
+    ("fisherrdp.fisher.wishart_path_bound_exact", "none: as `wishart_path_fisher_exact`; a "
+     "traced `v`, `w` or `alpha` raises a ValueError naming it", "—",
+     "`tests/test_derivatives.py`"),
+    ("fisherrdp.fisher.wishart_path_fisher", "none (Monte Carlo: `v`, `w`, `theta` set shapes "
+     "and the samples); a traced one raises a ValueError naming it", "—",
+     "`tests/test_derivatives.py`"),
+    ("fisherrdp.fisher.wishart_path_fisher_integral", "none (Monte Carlo); a traced `v`, `w` "
+     "or `alpha` raises a ValueError naming it", "—", "`tests/test_derivatives.py`"),
 )
 
 

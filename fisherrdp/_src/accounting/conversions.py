@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
-from fisherrdp._src.core.validation import check_concrete
+from fisherrdp._src.core.validation import check_concrete, require_concrete
 from fisherrdp._src.special.bessel import HALF_LOG_2PI
 
 __all__ = ["gaussian_epsilon", "gaussian_privacy_profile", "gaussian_rdp", "rdp_to_dp"]
@@ -32,6 +32,11 @@ __all__ = ["gaussian_epsilon", "gaussian_privacy_profile", "gaussian_rdp", "rdp_
 _METHODS = ("balle2020", "mironov")
 #: Doublings of ε that bracket the ε of a δ (from max(1, (Δ/σ)²): 2^64 times that at most).
 BRACKET_DOUBLINGS = 64
+
+
+#: Why the accountant's arguments must be concrete (a traced one raises, naming it).
+HOST_ONLY = ("the accountant computes on the host with NumPy and SciPy and is not "
+             "differentiable; differentiate the divergences of fisherrdp.divergences instead")
 
 
 def as_output(x: np.ndarray):
@@ -96,6 +101,7 @@ def rdp_to_dp(
     """
     if method not in _METHODS:
         raise ValueError(f"argument 'method' must be one of {_METHODS}, got {method!r}")
+    require_concrete(HOST_ONLY, alphas=alphas, rdp=rdp, delta=delta)
     alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     rdp = np.atleast_1d(np.asarray(rdp, dtype=np.float64))
     if alphas.shape != rdp.shape:
@@ -172,6 +178,7 @@ def gaussian_rdp(alphas: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike = 1
         >>> print(gaussian_rdp(4.0, 1.0, sigma=2.0))
         0.5
     """
+    require_concrete(HOST_ONLY, alphas=alphas, sensitivity=sensitivity, sigma=sigma)
     check_concrete("alphas", alphas, lower=1, lower_inclusive=False)
     _check_gaussian(sensitivity, sigma)
     a = np.asarray(alphas, np.float64)
@@ -250,6 +257,7 @@ def gaussian_privacy_profile(eps: ArrayLike, sensitivity: ArrayLike, sigma: Arra
         >>> print(f"{gaussian_privacy_profile(20.0, 1.0):.6e}")
         2.664707e-86
     """
+    require_concrete(HOST_ONLY, eps=eps, sensitivity=sensitivity, sigma=sigma)
     check_concrete("eps", eps, lower=0, allow_nan=False)
     _check_gaussian(sensitivity, sigma)
     a = np.asarray(sensitivity, np.float64) / np.asarray(sigma, np.float64)
@@ -301,6 +309,7 @@ def gaussian_epsilon(delta: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike 
         >>> print(f"{gaussian_epsilon(1e-5, 1.0, sigma=2.0):.6f}")
         1.993091
     """
+    require_concrete(HOST_ONLY, delta=delta, sensitivity=sensitivity, sigma=sigma)
     check_concrete(
         "delta",
         delta,

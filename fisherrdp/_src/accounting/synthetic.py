@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike
 from scipy import optimize, special
 
 from fisherrdp._src.accounting.conversions import (
+    HOST_ONLY,
     as_output,
     gaussian_epsilon,
     gaussian_privacy_profile,
@@ -58,7 +59,7 @@ from fisherrdp._src.accounting.conversions import (
 from fisherrdp._src.accounting.wishart_search import PairSearch, search_worst_pair
 from fisherrdp._src.accounting.worst_case import CHUNK, WorstCase, sup_over_pairs
 from fisherrdp._src.core.engine import map_points
-from fisherrdp._src.core.validation import check_concrete
+from fisherrdp._src.core.validation import check_concrete, require_concrete
 from fisherrdp._src.divergences.hockey_stick import privacy_profile_jit
 from fisherrdp._src.divergences.release_k1 import release_finite_vec
 from fisherrdp._src.divergences.renyi import renyi_vec
@@ -108,6 +109,7 @@ def _release_profile_pair(eps, a, b, d, n_syn):
 
 
 def _check_probability(name: str, value) -> None:
+    require_concrete(HOST_ONLY, **{name: value})
     check_concrete(
         name,
         value,
@@ -163,6 +165,8 @@ class SyntheticReleaseMechanism:
     _memo: dict = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        require_concrete(HOST_ONLY, **{f.name: getattr(self, f.name)
+                                       for f in dataclasses.fields(self) if f.init})
         check_concrete("k", self.k, lower=1, integer=True)
         check_concrete("d", self.d, lower=self.k, allow_nan=False)
         if math.isinf(self.d):
@@ -319,6 +323,7 @@ class SyntheticReleaseMechanism:
         Raises:
             ValueError: For an order :math:`\le 1`.
         """
+        require_concrete(HOST_ONLY, alphas=alphas)
         check_concrete("alphas", alphas, lower=1, lower_inclusive=False, allow_nan=False)
         grid = np.atleast_1d(np.asarray(alphas, np.float64))
 
@@ -348,6 +353,7 @@ class SyntheticReleaseMechanism:
         Returns:
             δ(ε) (a float for a scalar ε), or the details.
         """
+        require_concrete(HOST_ONLY, eps=eps)
         check_concrete("eps", eps, lower=0, allow_nan=False)
         grid = np.atleast_1d(np.asarray(eps, np.float64))
 
@@ -423,6 +429,7 @@ class SyntheticReleaseMechanism:
             )
         if not math.isinf(self.n_syn):
             raise ValueError("worst_pair_search needs n_syn = inf (the Gram-matrix release)")
+        require_concrete(HOST_ONLY, alphas=alphas)
         check_concrete("alphas", alphas, lower=1, lower_inclusive=False, allow_nan=False)
         grid = np.atleast_1d(np.asarray(alphas, np.float64))
         missing = np.unique([x for x in grid.tolist() if ("search", x) not in self._memo])
@@ -585,6 +592,7 @@ def calibrate_sigma(
         >>> print(f"sigma = {cal.sigma:.4f} (model release {cal.sigma_model:.4f})")
         sigma = 0.2166 (model release 0.3731)
     """
+    require_concrete(HOST_ONLY, target_epsilon=target_epsilon)
     check_concrete("target_epsilon", target_epsilon, lower=0, allow_nan=False)
     _check_probability("target_delta", target_delta)
     mech0 = SyntheticReleaseMechanism(d, k, C, sensitivity, 1.0, sigma_z, n_syn)

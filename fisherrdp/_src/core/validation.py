@@ -37,6 +37,7 @@ __all__ = [
     "check_concrete",
     "check_concrete_le",
     "is_tracer",
+    "require_concrete",
     "validated",
 ]
 
@@ -44,6 +45,36 @@ __all__ = [
 def is_tracer(value: Any) -> bool:
     """Whether ``value`` is an abstract JAX tracer (inside ``jit``, ``vmap``, ``grad``, ...)."""
     return isinstance(value, jax.core.Tracer)
+
+
+def require_concrete(why: str, **arguments: Any) -> None:
+    """Raise a ValueError naming the first argument that is (or holds) a JAX tracer.
+
+    For functions that compute on the host (NumPy, SciPy, searches whose steps depend on
+    values): under ``jit`` or a derivative they cannot run, and say so by name instead of
+    JAX's own conversion error.
+
+    Args:
+        why: Why the arguments must be concrete (ends the message).
+        arguments: The arguments, by name.
+
+    Raises:
+        ValueError: ``argument 'NAME' must be concrete (WHY)``.
+
+    Examples:
+        >>> import jax
+        >>> def host(x):
+        ...     require_concrete("computed with NumPy", x=x)
+        ...     return float(x) ** 2
+        >>> try:
+        ...     jax.grad(host)(3.0)
+        ... except ValueError as error:
+        ...     print(error)
+        argument 'x' must be concrete (computed with NumPy)
+    """
+    for name, value in arguments.items():
+        if any(is_tracer(leaf) for leaf in jax.tree_util.tree_leaves(value)):
+            raise ValueError(f"argument {name!r} must be concrete ({why})")
 
 
 def _format_number(x: Any) -> str:

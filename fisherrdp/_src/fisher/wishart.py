@@ -80,7 +80,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.validation import check_concrete, is_tracer
+from fisherrdp._src.core.validation import check_concrete, require_concrete
 from fisherrdp._src.distributions.ncwishart import sample as _ncwishart_sample
 from fisherrdp._src.numerics.linalg import procrustes
 from fisherrdp._src.numerics.quadrature import gauss_legendre, legendre_coefficients
@@ -128,8 +128,7 @@ class PathIntegral(NamedTuple):
 
 
 def check_pair(v, w) -> tuple[np.ndarray, np.ndarray]:
-    if is_tracer(v) or is_tracer(w):
-        raise ValueError("arguments 'v' and 'w' must be concrete arrays (they set shapes)")
+    require_concrete("they set shapes", v=v, w=w)
     v, w = np.asarray(v, np.float64), np.asarray(w, np.float64)
     if v.ndim != 2 or v.shape[0] < v.shape[1] or v.shape[1] < 1:
         raise ValueError(f"argument 'v' must have shape (d, k) with d >= k >= 1, got {v.shape}")
@@ -142,15 +141,15 @@ def check_pair(v, w) -> tuple[np.ndarray, np.ndarray]:
     return v, w
 
 
-def check_theta(theta, why: str) -> np.ndarray:
-    """Concrete, finite path parameters as a float64 array (``why``: why they must be concrete)."""
-    if is_tracer(theta):
-        raise ValueError(f"argument 'theta' must be concrete ({why})")
-    theta = np.asarray(theta, np.float64)
-    check_concrete("theta", theta, allow_nan=False)
-    if not np.all(np.isfinite(theta)):
-        raise ValueError("argument 'theta' must be finite")
-    return theta
+def concrete_values(name: str, value, why: str) -> np.ndarray:
+    """Concrete, finite values of argument ``name`` as a float64 array; a traced value (under
+    ``jit`` or a derivative) raises a ValueError naming it and ``why`` it must be concrete."""
+    require_concrete(why, **{name: value})
+    value = np.asarray(value, np.float64)
+    check_concrete(name, value, allow_nan=False)
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"argument {name!r} must be finite")
+    return value
 
 
 def _check_n_samples(n_samples) -> int:
@@ -272,7 +271,9 @@ def wishart_path_fisher(
 
     Raises:
       ValueError: if ``v`` is not ``(d, k)`` with ``d >= k >= 1``, ``w`` has another shape,
-        ``v``, ``w`` or ``theta`` are not finite, or ``n_samples`` is not an integer ``>= 2``.
+        ``v``, ``w`` or ``theta`` are not finite or not concrete (traced under ``jit`` or a
+        derivative: they set shapes and the samples; the estimate is not differentiable), or
+        ``n_samples`` is not an integer ``>= 2``.
 
     Examples:
       >>> import jax, numpy as np
@@ -285,7 +286,7 @@ def wishart_path_fisher(
     """
     v, w = check_pair(v, w)
     n_samples = _check_n_samples(n_samples)
-    theta = check_theta(theta, "samples are drawn per value")
+    theta = concrete_values("theta", theta, "samples are drawn per value")
     uw = procrustes(v, w) if align else w
     keys = jax.random.split(key, max(theta.size, 1))
     out = [_fisher_at(keys[i], v, uw, float(t), n_samples) for i, t in enumerate(theta.ravel())]
@@ -345,7 +346,8 @@ def wishart_path_fisher_integral(
 
     Raises:
       ValueError: for bad ``v``, ``w``, ``n_samples`` (see :func:`wishart_path_fisher`),
-        ``alpha <= 1`` or not a scalar, or ``n_theta`` not an integer ``>= 2``.
+        ``alpha <= 1``, not a scalar or not concrete (traced under ``jit`` or a derivative:
+        the estimate is not differentiable), or ``n_theta`` not an integer ``>= 2``.
 
     Examples:
       >>> import jax, numpy as np
@@ -356,7 +358,8 @@ def wishart_path_fisher_integral(
       >>> print(f"J = {float(r.integral):.2f} ± {float(r.stderr):.2f}, bound {float(r.bound):.2f}")
       J = 0.29 ± 0.00, bound 0.46
     """
-    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False, allow_nan=False)
+    alpha = concrete_values("alpha", alpha, "it sets the Monte Carlo path integral's weights")
+    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
     if np.ndim(alpha) != 0:
         raise ValueError(f"argument 'alpha' must be a scalar > 1, got shape {np.shape(alpha)}")
     check_concrete("n_theta", n_theta, lower=2, integer=True)

@@ -52,7 +52,7 @@ from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import check_concrete
 from fisherrdp._src.distributions import ncwishart_k2 as k2
 from fisherrdp._src.fisher.ncx2 import ncx2_amplitude_fisher
-from fisherrdp._src.fisher.wishart import check_pair, check_theta
+from fisherrdp._src.fisher.wishart import check_pair, concrete_values
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre, graded_edges
 
 __all__ = ["wishart_path_bound_exact", "wishart_path_fisher_exact"]
@@ -190,7 +190,7 @@ def wishart_path_fisher_exact(
     """
     v, w = check_pair(v, w)
     _check_k(v, "wishart_path_fisher_exact")
-    theta = check_theta(theta, "the path reduction runs in NumPy")
+    theta = concrete_values("theta", theta, "the path reduction runs in NumPy")
     fisher, error = _fisher_at(v.shape[0], *_reduced_path(v, w, align), theta)
     fisher, error = jnp.reshape(fisher, theta.shape), jnp.reshape(error, theta.shape)
     return (fisher, error) if return_error else fisher
@@ -229,7 +229,9 @@ def wishart_path_bound_exact(
 
     Raises:
       ValueError: for bad ``v``, ``w`` (see :func:`wishart_path_fisher_exact`),
-        ``alpha <= 1`` or ``n_theta`` not an integer ``>= 4``.
+        ``alpha <= 1`` or not concrete (traced under ``jit`` or a derivative: the path
+        reduction runs in NumPy, so the bound is not differentiable), or ``n_theta`` not an
+        integer ``>= 4``.
 
     Examples:
       >>> import numpy as np
@@ -240,13 +242,13 @@ def wishart_path_bound_exact(
       ...                 rtol=1e-8))
       True
     """
-    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False, allow_nan=False)
+    alpha = concrete_values("alpha", alpha, "the path reduction runs in NumPy")
+    check_concrete("alpha", alpha, lower=1.0, lower_inclusive=False)
     check_concrete("n_theta", n_theta, lower=4, integer=True)
     if np.ndim(n_theta) != 0:
         raise ValueError(f"argument 'n_theta' must be an integer >= 4, got {n_theta!r}")
     v, w = check_pair(v, w)
     _check_k(v, "wishart_path_bound_exact")
-    alpha = np.asarray(alpha, np.float64)
     v_red, uw_red = _reduced_path(v, w, align)
     length_sq = float(np.sum((uw_red - v_red) ** 2))
     kappa_max = 0.5 * (np.max(alpha) - 1.0) * (2.0 * np.max(alpha) - 1.0) * length_sq
