@@ -51,6 +51,13 @@ def _cpu_fingerprint() -> str:
     return f"{platform.machine()}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
+def machine_fingerprint() -> str:
+    """``jaxlib-<version>-<cpu>``: what compiled programs and their bits depend on."""
+    import jaxlib
+
+    return f"jaxlib-{jaxlib.__version__}-{_cpu_fingerprint()}"
+
+
 def suite_cache_dir() -> str:
     """The tests' compilation cache directory ('' for none), chosen as described above."""
     if "FISHERRDP_TEST_JAX_CACHE" in os.environ:
@@ -59,10 +66,8 @@ def suite_cache_dir() -> str:
         import tempfile
 
         return tempfile.mkdtemp(prefix="fisherrdp-test-cache-")
-    import jaxlib
-
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "fisherrdp-tests", f"jaxlib-{jaxlib.__version__}-{_cpu_fingerprint()}")
+    return os.path.join(base, "fisherrdp-tests", machine_fingerprint())
 
 
 _cache = suite_cache_dir()

@@ -9,7 +9,7 @@ import os
 
 import jax
 import numpy as np
-from conftest import suite_cache_dir
+from conftest import machine_fingerprint
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
                     "snapshot.json")
@@ -17,8 +17,8 @@ PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 def machine() -> str:
     """The jaxlib version and CPU fingerprint that bits are comparable on (XLA:CPU's code
-    depends on the CPU's features)."""
-    return os.path.basename(suite_cache_dir())
+    depends on the CPU's features); the same whichever cache the run uses."""
+    return machine_fingerprint()
 
 
 def load() -> dict:
