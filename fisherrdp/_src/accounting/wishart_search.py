@@ -216,6 +216,7 @@ def search_worst_pair(
                             *entries.T, cap=1)
 
     gradient = np.asarray(climb(v, w)[1])
+    evaluations += 1
     for _ in range(gradient_steps):
         unit = gradient / np.maximum(np.linalg.norm(gradient, axis=1, keepdims=True), 1e-300)
         step = (length[:, None] * unit).reshape(n_alpha, 2, rows, 2)
@@ -231,6 +232,7 @@ def search_worst_pair(
     best_rank_two = np.maximum(best_rank_two, current)
     _, climbed_error = (np.asarray(x) for x in
                         renyi_ncwishart(alphas, d, v, w, return_error=True))
+    evaluations += 1
     found |= keep(current, climbed_error, v, w)
     return PairSearch(
         alphas=alphas,
