@@ -33,7 +33,8 @@ class ScanResult:
         coords: Coordinates (one 1-D array per axis; per parameter along ``point``).
         scalars: Parameters held fixed.
         attrs: Run attributes: quantity, fisherrdp and JAX versions, devices, processes, dtype,
-            seconds (wall time of the compute, summed over resumed runs), chunk and blocks;
+            seconds (wall time of the compute, summed over the runs that finished: a run
+            interrupted before its end records no time), chunk and blocks;
             and, for this call only, ``run_seconds``, ``compile_seconds`` (the first dispatch,
             which compiles or loads the program) and ``computed_points`` (in this process).
         computed_blocks: Blocks computed by this call, in this process.
