@@ -148,6 +148,7 @@ def rdp_to_dp(
 
 
 def _check_gaussian(sensitivity, sigma) -> None:
+    require_concrete(HOST_ONLY, sensitivity=sensitivity, sigma=sigma)
     check_concrete("sensitivity", sensitivity, lower=0, lower_inclusive=False, allow_nan=False)
     check_concrete("sigma", sigma, lower=0, lower_inclusive=False, allow_nan=False)
 
@@ -178,7 +179,7 @@ def gaussian_rdp(alphas: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike = 1
         >>> print(gaussian_rdp(4.0, 1.0, sigma=2.0))
         0.5
     """
-    require_concrete(HOST_ONLY, alphas=alphas, sensitivity=sensitivity, sigma=sigma)
+    require_concrete(HOST_ONLY, alphas=alphas)
     check_concrete("alphas", alphas, lower=1, lower_inclusive=False)
     _check_gaussian(sensitivity, sigma)
     a = np.asarray(alphas, np.float64)
@@ -257,7 +258,7 @@ def gaussian_privacy_profile(eps: ArrayLike, sensitivity: ArrayLike, sigma: Arra
         >>> print(f"{gaussian_privacy_profile(20.0, 1.0):.6e}")
         2.664707e-86
     """
-    require_concrete(HOST_ONLY, eps=eps, sensitivity=sensitivity, sigma=sigma)
+    require_concrete(HOST_ONLY, eps=eps)
     check_concrete("eps", eps, lower=0, allow_nan=False)
     _check_gaussian(sensitivity, sigma)
     a = np.asarray(sensitivity, np.float64) / np.asarray(sigma, np.float64)
@@ -309,7 +310,7 @@ def gaussian_epsilon(delta: ArrayLike, sensitivity: ArrayLike, sigma: ArrayLike 
         >>> print(f"{gaussian_epsilon(1e-5, 1.0, sigma=2.0):.6f}")
         1.993091
     """
-    require_concrete(HOST_ONLY, delta=delta, sensitivity=sensitivity, sigma=sigma)
+    require_concrete(HOST_ONLY, delta=delta)
     check_concrete(
         "delta",
         delta,

@@ -184,27 +184,14 @@ def search_worst_pair(
     # Rank-one seeds: v = a e1 e1ᵀ, w = b e1 e1ᵀ (value known exactly from k = 1).
     corner = np.zeros((n_alpha, rows, 2))
     corner[:, 0, 0] = 1.0
-    best = {"value": base.copy(), "error": RANK_ONE_RTOL * base,
-            "v": a[:, None, None] * corner, "w": b[:, None, None] * corner}
-
-    def keep(value, error, v, w):
-        """Make (v, w) the incumbent where its value beats it by more than MARGIN."""
-        better = value > best["value"] * (1.0 + MARGIN)
-        for key, new in (("value", value), ("error", error), ("v", v), ("w", w)):
-            best[key] = np.where(better.reshape((-1,) + (1,) * (new.ndim - 1)), new, best[key])
-        return better
-
     # Random boundary pairs, both orders: (n_alpha, 2m, rows, 2).
     shape = (n_alpha, random_pairs, rows, 2)
     e_dir = _unit(rng.standard_normal(shape))
     v, w = _pairs(_unit(rng.standard_normal(shape)), e_dir, np.full(shape[:2], c), c, g)
     pv, pw = np.concatenate([v, w], axis=1), np.concatenate([w, v], axis=1)
-    value, error = (np.asarray(x) for x in
-                    renyi_ncwishart(alphas[:, None], d, pv, pw, return_error=True))
+    value = np.asarray(renyi_ncwishart(alphas[:, None], d, pv, pw))
     evaluations = 2 * random_pairs
     i, j = np.arange(n_alpha), np.argmax(value, axis=1)
-    found = keep(value[i, j], error[i, j], pv[i, j], pw[i, j])
-    best_rank_two = value[i, j]
     # Gradient ascent from the best random pair, in its worse order.
     v, w = pv[i, j], pw[i, j]
     e_dir = _unit(w - v)
@@ -229,19 +216,26 @@ def search_worst_pair(
                        for new, old in ((new_v, v), (new_w, w), (new_e, e_dir)))
         current = np.where(gain, new_value, current)
         gradient = np.where(gain[:, None], new_gradient, gradient)
-    best_rank_two = np.maximum(best_rank_two, current)
-    _, climbed_error = (np.asarray(x) for x in
-                        renyi_ncwishart(alphas, d, v, w, return_error=True))
-    evaluations += 1
-    found |= keep(current, climbed_error, v, w)
+    # The climb only gains: its pair is the best rank-two one found. It replaces the rank-one
+    # pair where it beats it by more than the cubature's accuracy (its error is then needed).
+    found = current > base * (1.0 + MARGIN)
+    errors = RANK_ONE_RTOL * base
+    if found.any():
+        _, climbed_error = renyi_ncwishart(alphas, d, v, w, return_error=True)
+        errors = np.where(found, np.asarray(climbed_error), errors)
+        evaluations += 1
+
+    def pick(new, old):
+        return np.where(found.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)
+
     return PairSearch(
         alphas=alphas,
-        values=best["value"],
-        errors=best["error"],
-        v=best["v"] * sigma,
-        w=best["w"] * sigma,
+        values=pick(current, base),
+        errors=errors,
+        v=pick(v, a[:, None, None] * corner) * sigma,
+        w=pick(w, b[:, None, None] * corner) * sigma,
         rank_one=~found,
         rank_one_values=base,
-        best_rank_two=best_rank_two,
+        best_rank_two=current,
         evaluations=evaluations,
     )
