@@ -23,7 +23,9 @@ therefore split into ``PANELS`` panels graded geometrically towards :math:`u = 1
 Gauss–Legendre nodes; :math:`\sqrt{I}` is smooth (analytic, :math:`\approx z\sqrt{2/d}` at 0).
 The sum is taken in log space, so :math:`e^{\kappa}` never overflows. The error estimate
 (``return_error=True``) is the difference from the same panels with ``COARSE_NODES`` nodes,
-propagated to the bound, plus the Fisher information's own error (relative 1e-10 at most).
+propagated to the bound, plus the Fisher information's own error (relative 1e-10 at most in
+float64; the Fisher rounding model :math:`\epsilon(64 + 4M)` where larger, as in float32) and the
+rounding of the exponents :math:`\kappa u^2`.
 """
 
 from __future__ import annotations
@@ -141,10 +143,17 @@ _path_bound.defjvp(_path_bound_jvp, symbolic_zeros=True)
 def _path_bound_with_error(alpha, d, a, b):
     value = _path_bound(alpha, d, a, b)
     coarse = _bound(alpha, d, a, b, COARSE_NODES)
-    # d B / d log J = (α J/(1 + α J))/(α − 1) = (1 − e^{−(α−1) B})/(α − 1) turns the relative
-    # error FISHER_REL_ERROR/2 of J (from that of I under the root) into an absolute one.
-    fisher_part = -0.5 * FISHER_REL_ERROR * jnp.expm1(-(alpha - 1.0) * value) / (alpha - 1.0)
-    return value, jax.lax.stop_gradient(jnp.abs(value - coarse) + fisher_part)
+    # Relative error of J: half that of I under the root (FISHER_REL_ERROR, or the Fisher
+    # quadrature's rounding model eps (64 + 4M), M ≈ max(a, b)² + d, where larger: in float32),
+    # plus the rounding of the exponents κu² ≤ κ of the log-space sum.
+    eps = jnp.finfo(value.dtype).eps
+    size = jnp.maximum(a, b) ** 2 + d
+    fisher_rel = jnp.maximum(FISHER_REL_ERROR, eps * (64.0 + 4.0 * size))
+    rel_j = 0.5 * fisher_rel + eps * (64.0 + _kappa_rate(alpha) * (a - b) ** 2)
+    # d B / d log J = (α J/(1 + α J))/(α − 1) = (1 − e^{−(α−1) B})/(α − 1) turns it into an
+    # absolute error of B.
+    propagated = -rel_j * jnp.expm1(-(alpha - 1.0) * value) / (alpha - 1.0)
+    return value, jax.lax.stop_gradient(jnp.abs(value - coarse) + propagated)
 
 
 _path_bound_vec = jax.jit(jnp.vectorize(_path_bound))

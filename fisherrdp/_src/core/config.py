@@ -182,6 +182,31 @@ def float_dtype(*args) -> np.dtype:
     return jnp.result_type(*args, float)
 
 
+def wide_dtype(dtype) -> np.dtype:
+    """The dtype of the few steps that float32 cannot carry: float64 for float32 ``dtype`` when
+    ``jax_enable_x64`` is on and the default backend is not a TPU (TPUs have no float64
+    hardware), else ``dtype``.
+
+    For float32 inputs, a kernel may compute a small, cancellation-prone part (a search that
+    places quadrature nodes, say) in this dtype and cast the result back.
+    """
+    dtype = np.dtype(dtype)
+    if dtype == np.float32 and jax.config.jax_enable_x64 and jax.default_backend() != "tpu":
+        return np.dtype(np.float64)
+    return dtype
+
+
+def in_wide_dtype(fn, *args):
+    """``fn(*args)`` computed in :func:`wide_dtype` of the first argument's dtype, and its
+    result (a pytree of arrays) cast back to that dtype. For float64 inputs it is ``fn(*args)``."""
+    dtype = jnp.result_type(args[0])
+    wide = wide_dtype(dtype)
+    if wide == dtype:
+        return fn(*args)
+    out = fn(*(jnp.asarray(x, wide) for x in args))
+    return jax.tree.map(lambda x: x.astype(dtype), out)
+
+
 def as_float_arrays(*args):
     """Convert ``args`` (arrays, scalars, nested lists) to arrays of one common floating dtype."""
     args = tuple(np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args)

@@ -16,6 +16,7 @@ import math
 import jax
 import jax.numpy as jnp
 
+from fisherrdp._src.core.config import in_wide_dtype
 from fisherrdp._src.distributions.ncx2.density import logpdf_kernel
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on, gauss_legendre_as
 from fisherrdp._src.numerics.windows import window_search
@@ -234,9 +235,11 @@ def two_window_nodes(beta, d, a, b):
     """
     drop = -math.log(float(jnp.finfo(a.dtype).eps)) + 4.0
     a_off = jnp.where(a != b, a, b + 1e-3)
-    u_star, sigma, lo, hi = jax.lax.stop_gradient(
-        _windows(jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b, drop)
-    )
+    # The windows in the wide dtype: in float32, the tilted log-density's curvature is a
+    # difference of α-weighted terms that loses every digit at large α (NaN windows at α ≳ 100).
+    u_star, sigma, lo, hi = jax.lax.stop_gradient(in_wide_dtype(
+        lambda *args: _windows(*args, drop),
+        jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b))
     u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
     u_p, w_p = _panels(
         u_star[1], sigma[1], jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])

@@ -120,6 +120,7 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.core.config import as_float_arrays
@@ -575,7 +576,8 @@ def _core(x, d, n, a, b, hockey):
     usable = y > -1.0
     y_safe = jnp.where(usable & (y != 0.0), y, 1.0)
     l_over_c = mean * jnp.where(usable & (y != 0.0), jnp.log1p(y_safe) / y_safe, 1.0)  # L/δ
-    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX) & (a != b) & ~hockey & jnp.all(usable)
+    use_psi = (jax.lax.stop_gradient(log_int < PSI_MAX[np.dtype(log_int.dtype)]) & (a != b)
+               & ~hockey & jnp.all(usable))
     log_e = jnp.where(use_psi, log_psi_sum(alpha, log_pb_psi, l_over_c, delta, wc[1]), -1.0)
     e = jnp.exp(log_e)
     small_value = jnp.exp(log_e - jnp.log(alpha - 1.0)) * (jnp.log1p(e) / e)

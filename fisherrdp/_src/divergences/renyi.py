@@ -50,7 +50,8 @@ power-law-like tilted integrands of :math:`a < b`, large :math:`\alpha` into smo
    divided by :math:`\int p_b` on the same nodes. The window is centred at :math:`p_b`'s peak
    and reaches the edges of both :math:`p_b`'s and the tilted integrand's windows.
 
-The ψ form is used where the direct form gives :math:`(\alpha-1)D <` ``PSI_MAX`` (the direct
+The ψ form is used where the direct form gives :math:`(\alpha-1)D <` ``PSI_MAX`` (1e-3 in float64,
+1 in float32; the direct
 form's rounding error, :math:`\approx \epsilon/((\alpha-1)D)` relative, would be large there),
 the direct form elsewhere. Both are evaluated: the ψ form in scaled log space, so that it stays
 finite where it is not used (and at a slightly shifted ``a`` where a = b, where the result is
@@ -64,9 +65,9 @@ plus the 3 shared references; asserted at 1e-9 by ``tests/test_renyi.py``). Wors
 errors measured per regime: a ≈ b (|a − b| = 1e-6 and 1e-12 relative, values down to 1e-25):
 1e-14; a = 0 or b = 0: 4e-13; d = 1: 1e-15; d = 1e4: 2e-15; large α with a < b (tilted peak
 at r → 0) and with a > b (peak far beyond both bulks, values up to 4e3): 3e-16; moderate:
-5e-12 (α = 1.0001, where the direct form carries (α − 1)D ≈ 2e-3). In float32 the relative
-error is below 1e-3 where a and b are distinct in float32 (a ≈ b is limited by the rounding
-of the inputs themselves).
+5e-12 (α = 1.0001, where the direct form carries (α − 1)D ≈ 2e-3). float32 against float64 on
+10⁴ points: ``docs/howto/float32.md`` (median 1.2e-5 relative; within the accuracy target
+except at 46 points, all at large d, where the log-density's terms of size ~d cancel).
 
 **Cost.** 2 × 320 quadrature nodes per element, each with a log-density and ``Z_NODES`` + 2
 Bessel evaluations: about 4 ms per element (1000 random points in 3.9 s on two shared CPU
@@ -77,6 +78,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.core.config import as_float_arrays
@@ -87,8 +89,11 @@ from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum, two_window_n
 
 __all__ = ["renyi_ncx2"]
 
-#: The ψ form is used where (α − 1) D < PSI_MAX.
-PSI_MAX = 1e-3
+#: The ψ form is used where (α − 1) D < PSI_MAX[dtype]. The direct form's relative rounding
+#: error is ~eps/((α − 1)D): 2e-13 at the float64 switch. In float32 the switch is at 1: with
+#: 1e-3 there, 33 of 152 random points with (α − 1)D in [1e-3, 1) missed float32's accuracy
+#: target (docs/howto/float32.md; relative errors up to 1.3e-2), with 1, 1 did (2.3e-3).
+PSI_MAX = {np.dtype(np.float64): 1e-3, np.dtype(np.float32): 1.0}
 
 
 def renyi_kernel(alpha, d, a, b):
@@ -105,8 +110,8 @@ def renyi_kernel(alpha, d, a, b):
     alpha = jnp.where(at_one, 2.0, alpha)
     # 1. Direct form: log ∫ p_b e^{αL} = (α − 1) D.
     log_int = jax.nn.logsumexp(log_pb[:n] + alpha * (a - b) * l_over[:n], b=w_d)
-    # 2. ψ form: log E_b[ψ(L)], E = e^{(α−1)D} − 1; used where (α − 1) D < PSI_MAX.
-    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX) & (a != b)
+    # 2. ψ form: log E_b[ψ(L)], E = e^{(α−1)D} − 1; used where (α − 1) D < PSI_MAX[dtype].
+    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX[np.dtype(log_int.dtype)]) & (a != b)
     log_e = jnp.where(
         use_psi, log_psi_sum(alpha, log_pb[n:], l_over[n:], a_psi - b, w_p), -1.0
     )

@@ -72,6 +72,7 @@ from fisherrdp._src.special.debye import (
     U_EVEN,
     W_EVEN,
 )
+from fisherrdp._src.special.gamma import log_gamma
 
 #: q = x²/4 below which (or below (ν + 1)/4) the power series is used.
 SERIES_MAX_Q = 16.0
@@ -216,7 +217,7 @@ def bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
         x_s > 0.0,
         v * jnp.log(0.5 * jnp.where(x_s > 0.0, x_s, 1.0)),
         jnp.where(v == 0.0, 0.0, jnp.where(v > 0.0, -jnp.inf, jnp.inf)),
-    ) - jax.lax.lgamma(v + 1.0) + log_s0
+    ) - log_gamma(v + 1.0) + log_s0
     series = BesselParts(log_i_series, log_i_series - x_s, 0.5 * x_s / (v + 1.0) * s1 / (1.0 + tail), log_s0)
 
     # 2./3. Debye's expansion at mu = v (large orders) or v + RECURRENCE_STEPS, then recurrence.
