@@ -1,28 +1,16 @@
 """Smoke tests: the benchmarks in benchmarks/ run at tiny sizes and report sane numbers."""
 
-import importlib.util
 import json
 import math
 import os
-from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_special.py"
-BENCH_FISHER = BENCH.with_name("bench_fisher.py")
-BENCH_VARIATIONAL = BENCH.with_name("bench_variational.py")
-
-
-def _load_bench(path=BENCH):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from helpers.benchmarks import load_benchmark
 
 
 def test_bench_special_smoke(tmp_path):
     pytest.importorskip("mpmath")
-    bench = _load_bench()
+    bench = load_benchmark("bench_special")
     out = tmp_path / "bench.json"
     r = bench.main(
         [
@@ -59,7 +47,7 @@ def test_bench_special_smoke(tmp_path):
 
 
 def test_sample_points_domain():
-    bench = _load_bench()
+    bench = load_benchmark("bench_special")
     v, x = bench.sample_points(1000, seed=0)
     assert v.min() >= -0.5 and v.max() <= 5000.0
     assert x.min() >= 1e-10 and x.max() <= 1e6
@@ -69,7 +57,7 @@ def test_sample_points_domain():
 
 def test_bench_fisher_smoke(tmp_path):
     pytest.importorskip("mpmath")
-    bench = _load_bench(BENCH_FISHER)
+    bench = load_benchmark("bench_fisher")
     out = tmp_path / "bench_fisher.json"
     grid = ["--nd", "4", "--ntheta", "4", "--sample", "2", "--jax-runs", "2"]
     r = bench.main([*grid, "--scipy-subsample", "0", "--json", str(out), "--quiet"])
@@ -93,7 +81,7 @@ def test_bench_fisher_smoke(tmp_path):
 def test_bench_variational_smoke(tmp_path):
     """Tiny config: the Gaussian and Fisher families of the coverage benchmark (one replicate,
     100 steps), their truths and the summary fields."""
-    bench = _load_bench(BENCH_VARIATIONAL)
+    bench = load_benchmark("bench_variational")
     out = tmp_path / "bench_variational.json"
     argv = ["--quick", "--families", "renyi-gauss,fisher", "--steps", "100", "--n-eval", "4000"]
     r = bench.main([*argv, "--json", str(out), "--quiet"])
@@ -114,7 +102,7 @@ def test_bench_wishart_smoke(tmp_path):
     """Both parts at tiny sizes: log_hyp0f1_matrix against mpmath (k = 2, 3) and the Monte
     Carlo Wishart Fisher information (k = 2, d = 6, 200 samples)."""
     pytest.importorskip("mpmath")
-    bench = _load_bench(BENCH.with_name("bench_wishart.py"))
+    bench = load_benchmark("bench_wishart")
     out = tmp_path / "bench_wishart.json"
     argv = ["--n", "20", "--runs", "2", "--ref-points", "1", "--ks", "2,3"]
     fisher = ["--fisher-samples", "200", "--fisher-d", "6", "--fisher-runs", "1"]
@@ -142,7 +130,7 @@ def test_bench_scan_smoke(tmp_path):
     device), one run; the JSON has the table's rows and each configuration's measurements.
     The worker uses the suite's persistent compilation cache (as conftest.py does), so after a
     first run its "compile" time is a cache load."""
-    bench = _load_bench(BENCH.with_name("bench_scan.py"))
+    bench = load_benchmark("bench_scan")
     out = tmp_path / "bench_scan.json"
     argv = ["--smoke", "--json", str(out), "--quiet"]
     cache = os.environ["FISHERRDP_TEST_JAX_CACHE"]  # conftest.py decides it
@@ -176,7 +164,7 @@ def test_bench_scan_smoke(tmp_path):
 
 def test_bench_compile_smoke(tmp_path):
     """One small case: cold and warm processes, the program count and size, the JSON."""
-    bench = _load_bench(BENCH.with_name("bench_compile.py"))
+    bench = load_benchmark("bench_compile")
     out = tmp_path / "compile.json"
     assert bench.main(["--only", "special.log_bessel_i", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())["cases"]

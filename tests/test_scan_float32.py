@@ -6,12 +6,12 @@ factors below. The inputs are rounded to float32 first, so both scans see the sa
 only the arithmetic differs.
 """
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.benchmarks import load_benchmark
 
 from fisherrdp.fisher import ncx2_amplitude_fisher
 from fisherrdp.scan import points, scan
@@ -96,18 +96,10 @@ def test_fisher_float32_dtype(fisher_scans):
     assert r32.values.dtype == np.float32
 
 
-def _benchmark():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "accuracy_scan_float32.py"
-    spec = importlib.util.spec_from_file_location("accuracy_scan_float32", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_float32_table_is_the_measurement():
     """docs/howto/float32.md's table is what the committed measurement renders (no re-typing),
     and the measurement covers every registered quantity on the points the issue asks for."""
-    bench = _benchmark()
+    bench = load_benchmark("accuracy_scan_float32")
     fixture = Path(__file__).resolve().parent / "fixtures" / "float32.json"
     measurement = json.loads(fixture.read_text())
     page = Path(bench.DOCS_PAGE).read_text()

@@ -64,6 +64,7 @@ from jax.typing import ArrayLike
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import NONNEG, Domain, validated
+from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.debye import (
     DEBYE_MIN_ORDER,
     STIRLING,
@@ -131,18 +132,11 @@ class BesselParts(NamedTuple):
     log_0f1: jax.Array
 
 
-def _horner(coefs: tuple[float, ...], s: jax.Array) -> jax.Array:
-    acc = jnp.full_like(s, coefs[0])
-    for c in coefs[1:]:
-        acc = acc * s + c
-    return acc
-
-
 def stirling_correction(mu: jax.Array) -> jax.Array:
     """log Γ(μ + 1) − (μ + ½) log μ + μ − ½ log 2π, for μ ≥ 20 (Stirling series)."""
     r = 1.0 / mu
     r2 = r * r
-    return r * _horner(STIRLING[::-1], r2)
+    return r * horner(STIRLING[::-1], r2)
 
 
 def _power_series(v: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -185,9 +179,9 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     w_sum = jnp.zeros_like(z)
     power = jnp.ones_like(z)  # (t p)^{k−1}
     for k in range(1, len(U_EVEN)):
-        w_sum = w_sum + power * _horner(W_EVEN[k - 1], t2)
+        w_sum = w_sum + power * horner(W_EVEN[k - 1], t2)
         power = power * tp
-        s_sum = s_sum + power * _horner(U_EVEN[k], t2)
+        s_sum = s_sum + power * horner(U_EVEN[k], t2)
     w_sum = w_sum * p
     common = 0.5 * jnp.log(t) + jnp.log(s_sum) - HALF_LOG_2PI - 0.5 * jnp.log(mu)
     log_ive = mu / (hyp + z) - mu * jnp.arcsinh(1.0 / z) + common
@@ -195,7 +189,7 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     distance = _distance_to_turning_point(mu, x)
     near = jnp.abs(distance) <= TURNING_WINDOW * mu
     h = jnp.where(near, distance / mu, 0.0)
-    log_i = jnp.where(near, distance * _horner(TURNING_TAYLOR[::-1], h) + common, log_ive + x)
+    log_i = jnp.where(near, distance * horner(TURNING_TAYLOR[::-1], h) + common, log_ive + x)
     s = z * (z / (1.0 + hyp))  # √(1 + z²) − 1
     log_0f1 = mu * (s - jnp.log1p(0.5 * s)) + stirling_correction(mu) + 0.5 * jnp.log(t) + jnp.log(s_sum)
     ratio = z * t * (1.0 / (1.0 + t) - t * w_sum / s_sum)
