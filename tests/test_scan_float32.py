@@ -50,9 +50,10 @@ def test_log_bessel_i_float32():
 
 
 def test_ncx2_logpdf_float32():
-    # Measured (benchmark, 48 points, df and nc up to 1e4, x from mean - 4 sd to mean + 8 sd):
-    # at most 68 eps32 (8.1e-6 at x = 11663, df = 7835, nc = 2724: the absolute error grows with
-    # the size of the cancelling terms, ~x/2). With df, nc <= 1e3 as here: at most 4.9 eps32.
+    # Mixed error (relative, absolute near 0). Measured on these 32 points: at most 9.8 eps32
+    # (1.2e-6, at x = 13, df = 20.5, λ = 0, below the switch to Debye's form). Before float32
+    # used Debye's form with its exponent in closed form (ν ≥ 10, docs/math/ncx2.md), terms of
+    # size ~df cancelled: 820 eps32 (9.8e-5) at x = 11229.5, df = 8890.4, λ = 2145.7.
     df = np.array([1.0, 1.0, 2.0, 3.0, 5.0, 10.0, 10.0, 50.0, 100.0, 100.0, 300.0, 1e3, 1e3,
                    1.5, 7.0, 20.0])
     nc = np.array([0.0, 4.0, 0.25, 100.0, 1.0, 0.0, 900.0, 25.0, 1e3, 0.01, 400.0, 1e3, 10.0,
@@ -61,6 +62,15 @@ def test_ncx2_logpdf_float32():
                   8.0, 2.5])
     x = np.maximum(df + nc + z * np.sqrt(2 * (df + 2 * nc)), 1e-3)
     x[13], df[13], nc[13] = 0.00194, 1.74646, 0.193488  # near x = 0 with df < 2: 1.3 eps32
+    # Large df (the cancellation above), the far tails, and both sides of the switch at ν = 10.
+    large = np.array([
+        (11229.5082, 8890.37779, 2145.66718), (15006.7228, 9895.19883, 5116.42893),
+        (6549.13481, 3.89008521, 7162.11672), (375.65, 1051.7, 284.0), (101.42, 223.7, 0.00125),
+        (12.0, 21.0, 3.0), (30.0, 22.0, 3.0), (1e4, 1e4, 0.0), (3e4, 1e4, 1e4), (8e3, 1e4, 1e4),
+        (50.0, 60.0, 1e4), (1e-3, 100.0, 5.0), (9.0, 41.9, 1e-4), (4e3, 3e3, 7e3),
+        (13.0, 20.5, 0.0), (2e4, 1e4, 1e4),
+    ])
+    x, df, nc = (np.concatenate([col, extra]) for col, extra in zip((x, df, nc), large.T))
     _, r64, r32 = _both("ncx2_logpdf", x=x, df=df, nc=nc)
     got, ref = r32.values, r64.values
     assert got.dtype == np.float32

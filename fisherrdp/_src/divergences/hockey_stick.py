@@ -40,8 +40,8 @@ enters only at second order, so its accuracy (Newton to rounding) is not critica
 
 **Accuracy** (float64, against a 40-digit mpmath quadrature of :math:`\int (p_a - e^\varepsilon
 p_b)_+`, ``tests/fixtures/hockey_stick_ncx2.json``, 66 cases, 62 with δ > 0, d ∈ [1, 1e4],
-a, b ∈ [0, 100], ε ∈ [0, 20]): largest absolute error 3.0e-14 (d ≥ 1e3; 1.1e-15 below), at
-most 3e-5 of the documented bound 1e-12 + 1e-9·δ, and 3.2e-11 relative where δ < 1e-3
+a, b ∈ [0, 100], ε ∈ [0, 20]): largest absolute error 4.0e-14 (d ≥ 1e3; 8.2e-16 below), at
+most 4e-5 of the documented bound 1e-12 + 1e-9·δ, and 1.9e-11 relative where δ < 1e-3
 (claims in ``tests/fixtures/accuracy/hockey_stick.json``); δ = 0 exactly where it should be.
 The round trip ``epsilon_for_delta_ncx2(privacy_profile_ncx2(ε))`` returns ε to 1e-10 relative.
 
@@ -55,12 +55,14 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, PROBABILITY, validated
 from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
+from fisherrdp._src.divergences.ncx2_quadrature import Z_NODES, log_ratio_over_delta_args
 from fisherrdp._src.numerics.roots import bracketed_newton
 from fisherrdp._src.special.bessel import ratio_and_log_0f1
 
@@ -70,19 +72,41 @@ ROOT_STEPS = 64
 MIN_ROOT = 1e-150
 TAIL_MARGIN = 40.0
 #: Steps ε = 0, 1, 2, 4, … that bracket the ε of a given δ (so ε < 2^(EPS_DOUBLINGS − 1)).
-EPS_DOUBLINGS = 12
+#: Every ε with δ(ε) > 0 satisfies ε ≤ |a² − b²|/2 + |a − b| R, R = max(a, b) + √d + 40 the
+#: root bracket's end (|g'| = R_ν ≤ 1): below 2.9e4 < 2^15 for a, b ≤ 100, d ≤ 1e4.
+EPS_DOUBLINGS = 16
 #: Safeguarded Newton steps in ε for :func:`epsilon_for_delta_ncx2`.
 EPS_STEPS = 48
 
 __all__ = ["epsilon_for_delta_ncx2", "hockey_stick_ncx2", "privacy_profile_ncx2"]
 
 
+def _log_ratio_by_integral(r, d, a, b):
+    """L(r) = (a − b) · (L/δ) from the rule along the segment from b to a (no cancellation of
+    g(ar) − g(br) as a → b; :func:`~fisherrdp._src.divergences.ncx2_quadrature.log_ratio_over_delta_args`)."""
+    shape = r.shape
+    r, d, a, b = (jnp.ravel(jnp.broadcast_to(v, shape)) for v in (r, d, a, b))
+    args, finish = log_ratio_over_delta_args(r, d, a, b)
+    nu = 0.5 * d - 1.0
+    nu_args = jnp.concatenate([jnp.repeat(nu, Z_NODES), nu, nu])
+    ratio, g = ratio_and_log_0f1(nu_args, args, 0.25 * args * args)
+    return ((a - b) * finish(ratio, g)).reshape(shape)
+
+
 def log_likelihood_ratio(r, d, a, b):
-    """(L(r), r L'(r)) with L = log p_a(r²) − log p_b(r²); a and b share one Bessel call."""
+    """(L(r), r L'(r)) with L = log p_a(r²) − log p_b(r²); a and b share one Bessel call.
+
+    In float32, g(ar) − g(br) (terms of size ~ar) would leave L with an absolute error of
+    ~eps32·ar (5e-4 at a ≈ b ≈ 70), and the root L = ε that far off: L is then taken from the
+    rule along the segment from b to a instead.
+    """
     nu = 0.5 * d - 1.0
     z = r[..., None] * jnp.stack([a, b], -1)
     ratio, g = ratio_and_log_0f1(nu[..., None], z, 0.25 * z * z)
-    value = -0.5 * (a - b) * (a + b) + g[..., 0] - g[..., 1]
+    if np.dtype(r.dtype) == np.float32:
+        value = _log_ratio_by_integral(r, d, a, b)
+    else:
+        value = -0.5 * (a - b) * (a + b) + g[..., 0] - g[..., 1]
     return value, z[..., 0] * ratio[..., 0] - z[..., 1] * ratio[..., 1]
 
 
@@ -261,8 +285,8 @@ def _epsilon_for_delta(delta, d, a, b):
 
     zeros = jnp.zeros_like(delta)
     init = (zeros, zeros, zeros + jnp.inf)
-    eps, _, _ = jax.lax.fori_loop(0, EPS_DOUBLINGS + EPS_STEPS, step, init)
-    return eps
+    eps, _, hi = jax.lax.fori_loop(0, EPS_DOUBLINGS + EPS_STEPS, step, init)
+    return jnp.where(hi < jnp.inf, eps, jnp.nan)  # NaN: not bracketed (ε ≥ 2^(EPS_DOUBLINGS−1))
 
 
 @_epsilon_for_delta.defjvp
@@ -296,7 +320,8 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     directions). Solved by safeguarded Newton steps on :math:`\log\delta_{a,b}(\varepsilon)`
     (the slope :math:`-e^\varepsilon P_b(S^*)` is exact) inside a bracket found by trying
     :math:`\varepsilon = 0, 1, 2, 4, \dots`; relative accuracy ~1e-12 in ε, for
-    :math:`\varepsilon < 2^{11}`. Returns 0 when :math:`\delta_{a,b}(0)` (the total
+    :math:`\varepsilon < 2^{15}` (which holds for :math:`a, b \le 100`, :math:`d \le 10^4`;
+    beyond, :class:`ValueError`, or NaN inside ``jit``). Returns 0 when :math:`\delta_{a,b}(0)` (the total
     variation distance) is already ``<= delta``. Elementwise, jit-compatible; differentiable
     in all four arguments, forward and reverse mode, to first order, by the implicit-function
     rule :math:`\partial\varepsilon = -\partial\delta_{a,b} / \partial_\varepsilon\delta_{a,b}`
@@ -322,4 +347,10 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
       >>> print(f"{float(privacy_profile_ncx2(eps, 10, 3.0, 2.0)):.6e}")
       1.000000e-06
     """
-    return map_bucketed(_epsilon_for_delta_jit, *as_float_arrays(delta, d, a, b))[0]
+    eps = map_bucketed(_epsilon_for_delta_jit, *as_float_arrays(delta, d, a, b))[0]
+    if not isinstance(eps, jax.core.Tracer) and bool(jnp.isnan(eps).any()):
+        raise ValueError(
+            f"epsilon_for_delta_ncx2: ε exceeds the search's bracket [0, {2.0 ** (EPS_DOUBLINGS - 1):g}] "
+            "at some points (|a − b| (max(a, b) + √d) is too large; a, b <= 100, d <= 1e4 stay inside)"
+        )
+    return eps

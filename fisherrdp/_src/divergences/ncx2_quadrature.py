@@ -119,7 +119,8 @@ def log_ratio_over_delta_args(r, d, a, b):
 
     L/δ = r ∫₀¹ R_ν(br + δ r s) ds − (a + b)/2 by a ``Z_NODES``-point rule where δ r is small
     against the distance to the poles of R_ν, (g(ar) − g(br))/δ − (a + b)/2 elsewhere (see the
-    module docstring); finite also at δ = 0. ``r`` and ``a`` have one entry per node.
+    module docstring); finite also at δ = 0. ``r`` and ``a`` have one entry per node (``d`` and
+    ``b`` one too, or one for all).
 
     Returns:
       ``(args, finish)``: the arguments z (1-D) at which the caller evaluates R_ν(z) and
@@ -132,7 +133,7 @@ def log_ratio_over_delta_args(r, d, a, b):
     pole_distance = jnp.sqrt((nu + 0.5 * math.pi) ** 2 + (jnp.minimum(a, b) * r) ** 2)
     use_ratio = jnp.abs(delta) * r <= RATIO_SPAN * pole_distance
     s, ws = gauss_legendre_as(Z_NODES, r.dtype)
-    z = b * r[:, None] + jnp.where(use_ratio, delta * r, 0.0)[:, None] * s
+    z = (b * r)[:, None] + jnp.where(use_ratio, delta * r, 0.0)[:, None] * s
     ra = jnp.where(use_ratio, 0.0, a * r)
     rb = jnp.where(use_ratio, 0.0, b * r)
     args = jnp.concatenate([z.ravel(), ra, rb])

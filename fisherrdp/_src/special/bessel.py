@@ -166,23 +166,31 @@ def _sqrt_one_plus_square(z: jax.Array) -> jax.Array:
     return jnp.where(large, z_large * jnp.sqrt(1.0 + (1.0 / z_large) ** 2), jnp.sqrt(1.0 + z_small**2))
 
 
+def debye_sums(t: jax.Array, p: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Debye's sums S = Σ_k u_k(t) p^k and W = Σ_k w_k(t) p^k (DLMF 10.41.3, 10.41.4), p = 1/ν.
+
+    u_k = t^k P_k(t²) and w_k = t^{k−1} Q_k(t²) (tables in ``debye.py``);
+    I_ν(νz) ≈ e^{νη} √t S / √(2πν) with t = 1/√(1 + z²).
+    """
+    t2 = t * t
+    tp = t * p
+    s_sum = jnp.ones_like(t)
+    w_sum = jnp.zeros_like(t)
+    power = jnp.ones_like(t)  # (t p)^{k−1}
+    for k in range(1, len(U_EVEN)):
+        w_sum = w_sum + power * horner(W_EVEN[k - 1], t2)
+        power = power * tp
+        s_sum = s_sum + power * horner(U_EVEN[k], t2)
+    return s_sum, w_sum * p
+
+
 def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     """Debye's uniform expansion at order mu ≥ 20 and argument x > 0."""
     z = x / mu
     hyp = _sqrt_one_plus_square(z)
     t = 1.0 / hyp
-    t2 = t * t
     p = 1.0 / mu
-    # S = Σ_k u_k(t) p^k with u_k = t^k P_k(t²);  W = Σ_k w_k(t) p^k with w_k = t^{k−1} Q_k(t²).
-    tp = t * p
-    s_sum = jnp.ones_like(z)
-    w_sum = jnp.zeros_like(z)
-    power = jnp.ones_like(z)  # (t p)^{k−1}
-    for k in range(1, len(U_EVEN)):
-        w_sum = w_sum + power * horner(W_EVEN[k - 1], t2)
-        power = power * tp
-        s_sum = s_sum + power * horner(U_EVEN[k], t2)
-    w_sum = w_sum * p
+    s_sum, w_sum = debye_sums(t, p)
     common = 0.5 * jnp.log(t) + jnp.log(s_sum) - HALF_LOG_2PI - 0.5 * jnp.log(mu)
     log_ive = mu / (hyp + z) - mu * jnp.arcsinh(1.0 / z) + common
     # log I = ν η + …; near η's zero, ν η = (x − ν z₀) g(z − z₀) avoids the cancellation.
