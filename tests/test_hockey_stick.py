@@ -143,9 +143,14 @@ def test_epsilon_for_delta_round_trips(batch):
     delta = np.array([per_pair[p, e] for p, e in pick])
     d, a, b = (np.array([PAIRS[p][i] for p, _ in pick]) for i in range(3))
     want = np.array([EPS_GRID[e] for _, e in pick])
+    # Beyond ε = 2048, where the search once stopped bracketing and returned 1.3e37 (ε = 3763).
+    far = (3.35077172e-10, 68.2539764, 83.2243849, 1.21027297)
+    delta, d, a, b = (np.append(col, extra) for col, extra in zip((delta, d, a, b), far))
     got = np.asarray(epsilon_for_delta_ncx2(delta, d, a, b))
-    np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-10)
-    assert got[-1] == 0.0  # delta = profile(0): already reached at eps = 0
+    np.testing.assert_allclose(got[:-2], want[:-1], rtol=1e-10)
+    assert got[-2] == 0.0  # delta = profile(0): already reached at eps = 0
+    assert 2048.0 < got[-1] < 2.0**15
+    np.testing.assert_allclose(float(privacy_profile_ncx2(got[-1], *far[1:])), far[0], rtol=1e-9)
 
 
 def test_bad_inputs():
@@ -160,3 +165,6 @@ def test_bad_inputs():
     for bad in (0.0, 1.0, 1.5):
         with pytest.raises(ValueError, match="'delta'"):
             epsilon_for_delta_ncx2(bad, 5, 1.0, 2.0)
+    # ε beyond the search's bracket (2^15): |a − b| (max(a, b) + √d) far outside a, b <= 100.
+    with pytest.raises(ValueError, match="bracket"):
+        epsilon_for_delta_ncx2(1e-10, 10, 1000.0, 0.0)
