@@ -19,7 +19,12 @@ every factor of :math:`p` constant in :math:`r` cancels exactly and is never com
 element the first form of :math:`\log p` is used when :math:`\theta m \le \nu + 1`
 (:math:`m` below), the second otherwise; either way the terms of :math:`\log p` have magnitude
 :math:`O(d + \theta m)` only where they must, and are centred at :math:`m` so that no large
-terms cancel.
+terms cancel. Both forms and :math:`R_\nu` come from one evaluation of the Bessel core
+(``log_ive_0f1_and_ratio``). In float32 at :math:`\nu \ge 10` the weights use instead the
+χ² log-density's float32 form (:func:`~fisherrdp._src.distributions.ncx2.density.large_order_logpdf`
+at :math:`y = r^2`, plus :math:`\log r`): inside the two forms (``log_hyp0f1``'s and
+``log_bessel_ive``'s Debye exponents) terms of size ~d still cancel, which cost eps32·d
+(``docs/howto/float32.md``).
 
 Quadrature. :math:`r` is a 1-Lipschitz function of a standard Gaussian vector, so
 :math:`P(|r - E r| > t) \le 2 e^{-t^2/2}`; with :math:`m = \sqrt{\theta^2 + d - 1/2}` one has
@@ -52,8 +57,9 @@ from jax.typing import ArrayLike
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
+from fisherrdp._src.distributions.ncx2.density import SINGLE_DEBYE_MIN_ORDER, large_order_logpdf
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre
-from fisherrdp._src.special.bessel import bessel_ratio, log_bessel_ive, log_hyp0f1
+from fisherrdp._src.special.bessel import log_ive_0f1_and_ratio
 
 #: Half-width T of the integration interval [m − T, m + T] in r = √y.
 HALF_WIDTH = 14.0
@@ -99,30 +105,39 @@ def _integrate(d, theta, n):
     jac = jnp.concatenate([jac_a, jac_b])
     log_jac = jnp.concatenate([log_jac_a, log_jac_b])
     t = r - m  # only used in smooth, non-cancelling terms below
-    # Two forms of log p(r), up to r-independent constants.
+    # Two forms of log p(r), up to r-independent constants; both, and the score's ratio, from
+    # one Bessel core at z = θ r.
     use_ive = theta * m > nu + 1.0
+    z = theta * r
+    log_ive, lf, ratio = log_ive_0f1_and_ratio(
+        jnp.broadcast_to(nu, z.shape), z, jnp.broadcast_to(~use_ive, z.shape)
+    )
     # (a) r^{d−1} e^{−r²/2} 0F1(d/2; θ²r²/4), centred at m.
-    th_f = jnp.where(use_ive, 0.0, theta)
-    lf = log_hyp0f1(d / 2.0, (th_f * r) ** 2 / 4.0)
+    lf = jnp.where(use_ive, 0.0, lf)
     quad_f = t * (r + m) / 2.0
     main_f = (d - 1.0) * log_rm
     log_p_f = main_f - quad_f + lf
     size_f = jnp.abs(main_f) + jnp.abs(quad_f) + jnp.abs(lf)
     # (b) r^{d/2} e^{−(r−θ)²/2} I_ν(θr) e^{−θr}.
     th_i = jnp.where(use_ive, theta, 1.0)
-    li = log_bessel_ive(nu, th_i * r)
+    li = jnp.where(use_ive, log_ive, 0.0)
     main_i = (d / 2.0) * log_rm
     quad_i = (r - th_i) ** 2 / 2.0
     log_p_i = main_i - quad_i + li
     size_i = jnp.abs(main_i) + jnp.abs(quad_i) + jnp.abs(li)
-    log_p = jnp.where(use_ive, log_p_i, log_p_f) + log_jac
+    log_p = jnp.where(use_ive, log_p_i, log_p_f)
+    if np.dtype(d.dtype) == np.float32:  # the χ² log-density's float32 form (no cancellation)
+        use_debye = nu >= SINGLE_DEBYE_MIN_ORDER
+        y = jnp.where(use_debye & (jac > 0), r * r, 1.0)
+        safe_d = jnp.where(use_debye, d, 2.0 * SINGLE_DEBYE_MIN_ORDER + 2.0)
+        log_p = jnp.where(use_debye, jnp.log(r) + large_order_logpdf(y, safe_d, theta * theta), log_p)
+    log_p = log_p + log_jac
     size = jnp.where(use_ive, size_i, size_f)
     log_p = jnp.where(jac > 0, log_p, -jnp.inf)
     w = jac * jnp.exp(log_p - jax.lax.stop_gradient(jnp.max(log_p)))
     # Score / θ = r² R_ν(z)/z − 1, z = θ r; R_ν(z)/z → 1/d as z → 0.
-    z = theta * r
     z_safe = jnp.where(z > 0, z, 1.0)
-    r_over_z = jnp.where(z > 0, bessel_ratio(nu, z_safe) / z_safe, 1.0 / d)
+    r_over_z = jnp.where(z > 0, ratio / z_safe, 1.0 / d)
     s_over_theta = r * r * r_over_z - 1.0
     value = theta * theta * jnp.sum(w * s_over_theta**2) / jnp.sum(w)
     big_m = jnp.max(jnp.where(jac > 0, size, 0.0))
