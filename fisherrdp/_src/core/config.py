@@ -182,6 +182,13 @@ def float_dtype(*args) -> np.dtype:
     return jnp.result_type(*args, float)
 
 
+def needs_compensation(dtype) -> bool:
+    """True for float32 (and narrower floats): kernels then take their compensated forms, the
+    ones that keep terms of size ~df from cancelling (``docs/howto/float32.md``); float64
+    keeps the forms its accuracy claims and snapshot were measured with."""
+    return np.dtype(dtype).itemsize < 8
+
+
 def wide_dtype(dtype) -> np.dtype:
     """The dtype of the few steps that float32 cannot carry: float64 for float32 ``dtype`` when
     ``jax_enable_x64`` is on and the default backend is not a TPU (TPUs have no float64

@@ -55,10 +55,9 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.config import as_float_arrays, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, PROBABILITY, validated
 from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
@@ -83,7 +82,8 @@ __all__ = ["epsilon_for_delta_ncx2", "hockey_stick_ncx2", "privacy_profile_ncx2"
 
 def _log_ratio_by_integral(r, d, a, b):
     """L(r) = (a − b) · (L/δ) from the rule along the segment from b to a (no cancellation of
-    g(ar) − g(br) as a → b; :func:`~fisherrdp._src.divergences.ncx2_quadrature.log_ratio_over_delta_args`)."""
+    g(ar) − g(br) as a → b;
+    :func:`~fisherrdp._src.divergences.ncx2_quadrature.log_ratio_over_delta_args`)."""
     shape = r.shape
     r, d, a, b = (jnp.ravel(jnp.broadcast_to(v, shape)) for v in (r, d, a, b))
     args, finish = log_ratio_over_delta_args(r, d, a, b)
@@ -103,7 +103,7 @@ def log_likelihood_ratio(r, d, a, b):
     nu = 0.5 * d - 1.0
     z = r[..., None] * jnp.stack([a, b], -1)
     ratio, g = ratio_and_log_0f1(nu[..., None], z, 0.25 * z * z)
-    if np.dtype(r.dtype) == np.float32:
+    if needs_compensation(r.dtype):
         value = _log_ratio_by_integral(r, d, a, b)
     else:
         value = -0.5 * (a - b) * (a + b) + g[..., 0] - g[..., 1]
@@ -349,8 +349,9 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     """
     eps = map_bucketed(_epsilon_for_delta_jit, *as_float_arrays(delta, d, a, b))[0]
     if not isinstance(eps, jax.core.Tracer) and bool(jnp.isnan(eps).any()):
+        bracket_end = 2.0 ** (EPS_DOUBLINGS - 1)
         raise ValueError(
-            f"epsilon_for_delta_ncx2: ε exceeds the search's bracket [0, {2.0 ** (EPS_DOUBLINGS - 1):g}] "
-            "at some points (|a − b| (max(a, b) + √d) is too large; a, b <= 100, d <= 1e4 stay inside)"
+            f"epsilon_for_delta_ncx2: ε exceeds the search's bracket [0, {bracket_end:g}] at some "
+            "points (|a − b| (max(a, b) + √d) is too large; a, b <= 100, d <= 1e4 stay inside)"
         )
     return eps

@@ -54,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.config import as_float_arrays, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
 from fisherrdp._src.distributions.ncx2.density import SINGLE_DEBYE_MIN_ORDER, large_order_logpdf
@@ -126,11 +126,12 @@ def _integrate(d, theta, n):
     log_p_i = main_i - quad_i + li
     size_i = jnp.abs(main_i) + jnp.abs(quad_i) + jnp.abs(li)
     log_p = jnp.where(use_ive, log_p_i, log_p_f)
-    if np.dtype(d.dtype) == np.float32:  # the χ² log-density's float32 form (no cancellation)
+    if needs_compensation(d.dtype):  # the χ² log-density's float32 form (no cancellation)
         use_debye = nu >= SINGLE_DEBYE_MIN_ORDER
         y = jnp.where(use_debye & (jac > 0), r * r, 1.0)
         safe_d = jnp.where(use_debye, d, 2.0 * SINGLE_DEBYE_MIN_ORDER + 2.0)
-        log_p = jnp.where(use_debye, jnp.log(r) + large_order_logpdf(y, safe_d, theta * theta), log_p)
+        debye = jnp.log(r) + large_order_logpdf(y, safe_d, theta * theta)
+        log_p = jnp.where(use_debye, debye, log_p)
     log_p = log_p + log_jac
     size = jnp.where(use_ive, size_i, size_f)
     log_p = jnp.where(jac > 0, log_p, -jnp.inf)

@@ -58,10 +58,9 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype
+from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
 from fisherrdp._src.numerics.cancellation import (
@@ -135,7 +134,8 @@ def central_logpdf(x: jax.Array, a: jax.Array) -> jax.Array:
 
 
 def _debye_exponent(x: jax.Array, df: jax.Array, nc: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """E − ½ log s, E = −λu²/2 + ν (log(1 + u) − u), and t = ν/s (see :func:`large_order_logpdf`)."""
+    """E − ½ log s, E = −λu²/2 + ν (log(1 + u) − u), and t = ν/s
+    (see :func:`large_order_logpdf`)."""
     nu = 0.5 * df - 1.0
     s = jnp.sqrt(nu * nu + nc * x)
     denominator = nu + s + nc
@@ -200,7 +200,7 @@ def logpdf_kernel(x: jax.Array, df: jax.Array, nc: jax.Array) -> jax.Array:
     )
 
     series = central_logpdf(xs, a) - 0.5 * ncs + log_0f1
-    single = np.dtype(x.dtype) == np.float32
+    single = needs_compensation(x.dtype)
     if single:  # √x − √λ from x − λ: no cancellation of two rounded square roots
         diff = (xb - ncb) / (jnp.sqrt(xb) + jnp.sqrt(ncb))
     else:
