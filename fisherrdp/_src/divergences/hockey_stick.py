@@ -61,7 +61,7 @@ from fisherrdp._src.core.config import as_float_arrays, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, PROBABILITY, validated
 from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
-from fisherrdp._src.divergences.ncx2_quadrature import Z_NODES, log_ratio_over_delta_args
+from fisherrdp._src.divergences.ncx2_quadrature import log_ratio_over_delta
 from fisherrdp._src.numerics.roots import bracketed_newton
 from fisherrdp._src.special.bessel import ratio_and_log_0f1
 
@@ -81,16 +81,12 @@ __all__ = ["epsilon_for_delta_ncx2", "hockey_stick_ncx2", "privacy_profile_ncx2"
 
 
 def _log_ratio_by_integral(r, d, a, b):
-    """L(r) = (a − b) · (L/δ) from the rule along the segment from b to a (no cancellation of
-    g(ar) − g(br) as a → b;
-    :func:`~fisherrdp._src.divergences.ncx2_quadrature.log_ratio_over_delta_args`)."""
+    """L(r) = (a − b) · (L/δ) from the rule along the segment from b to a, without the
+    cancellation of g(ar) − g(br) as a → b
+    (:func:`~fisherrdp._src.divergences.ncx2_quadrature.log_ratio_over_delta`)."""
     shape = r.shape
     r, d, a, b = (jnp.ravel(jnp.broadcast_to(v, shape)) for v in (r, d, a, b))
-    args, finish = log_ratio_over_delta_args(r, d, a, b)
-    nu = 0.5 * d - 1.0
-    nu_args = jnp.concatenate([jnp.repeat(nu, Z_NODES), nu, nu])
-    ratio, g = ratio_and_log_0f1(nu_args, args, 0.25 * args * args)
-    return ((a - b) * finish(ratio, g)).reshape(shape)
+    return ((a - b) * log_ratio_over_delta(r, d, a, b)).reshape(shape)
 
 
 def log_likelihood_ratio(r, d, a, b):
@@ -321,8 +317,8 @@ def epsilon_for_delta_ncx2(delta: ArrayLike, d: ArrayLike, a: ArrayLike, b: Arra
     (the slope :math:`-e^\varepsilon P_b(S^*)` is exact) inside a bracket found by trying
     :math:`\varepsilon = 0, 1, 2, 4, \dots`; relative accuracy ~1e-12 in ε, for
     :math:`\varepsilon < 2^{15}` (which holds for :math:`a, b \le 100`, :math:`d \le 10^4`;
-    beyond, :class:`ValueError`, or NaN inside ``jit``). Returns 0 when :math:`\delta_{a,b}(0)` (the total
-    variation distance) is already ``<= delta``. Elementwise, jit-compatible; differentiable
+    beyond, :class:`ValueError`, or NaN inside ``jit``). Returns 0 when
+    :math:`\delta_{a,b}(0)` (the total variation distance) is already ``<= delta``. Elementwise, jit-compatible; differentiable
     in all four arguments, forward and reverse mode, to first order, by the implicit-function
     rule :math:`\partial\varepsilon = -\partial\delta_{a,b} / \partial_\varepsilon\delta_{a,b}`
     (0 where :math:`\varepsilon = 0`; the search loop itself is not differentiated).

@@ -148,10 +148,14 @@ def log_ratio_over_delta_args(r, d, a, b):
     return args, finish
 
 
-def _log_ratio_over_delta(r, d, a, b):
-    """L(r)/δ with δ = a − b (see the module docstring); finite also at δ = 0. ``a`` per node."""
+def log_ratio_over_delta(r, d, a, b):
+    """L(r)/δ with δ = a − b (see the module docstring); finite also at δ = 0. ``r`` and ``a``
+    per node, ``d`` and ``b`` per node or one for all."""
     args, finish = log_ratio_over_delta_args(r, d, a, b)
-    return finish(*_bessel(0.5 * d - 1.0, args))
+    nu = 0.5 * d - 1.0
+    if jnp.ndim(nu):  # an order per node, laid out as ``args``: Z_NODES per node, then a r, b r
+        nu = jnp.concatenate([jnp.repeat(nu, Z_NODES), nu, nu])
+    return finish(*_bessel(nu, args))
 
 
 def _psi_series(alpha, l):
@@ -251,5 +255,5 @@ def two_window_nodes(beta, d, a, b):
     per_node_a = jnp.concatenate(
         [jnp.broadcast_to(a, (n,)), jnp.broadcast_to(a_off, (n,))]
     )
-    l_over = _log_ratio_over_delta(jnp.exp(u), d, per_node_a, b)
+    l_over = log_ratio_over_delta(jnp.exp(u), d, per_node_a, b)
     return n, w_d, w_p, log_pb, l_over, a_off

@@ -55,7 +55,7 @@ summed in log space (``logsumexp``).
 
 1. *Direct*: :math:`(\alpha-1)D = \log\int p_{C,a}^\alpha p_{C,b}^{1-\alpha}`, with
    :math:`p_{C,a}` and :math:`p_{C,b}` each on its own inner windows.
-2. *ψ form*, where the direct form gives :math:`(\alpha-1)D <` ``PSI_MAX``:
+2. *ψ form*, where the direct form gives :math:`(\alpha-1)D <` ``psi_max(dtype)`` (``renyi.py``):
    :math:`e^{(\alpha-1)D} - 1 = E_b[\psi(L)]`, :math:`L = \log p_{C,a}/p_{C,b}`, with
    :math:`L` formed without cancellation as the posterior mean
    :math:`e^{L(c)} = E[e^{\ell(c - W)} \mid C = c]` under law :math:`b`,
@@ -120,7 +120,6 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
 from fisherrdp._src.core.config import as_float_arrays
@@ -136,7 +135,7 @@ from fisherrdp._src.core.validation import (
 from fisherrdp._src.distributions.ncx2.density import SERIES_MAX_Z, central_logpdf
 from fisherrdp._src.divergences.hockey_stick import hockey_stick_kernel, hockey_stick_ncx2
 from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum, log_ratio_over_delta_args
-from fisherrdp._src.divergences.renyi import PSI_MAX, renyi_kernel, renyi_ncx2
+from fisherrdp._src.divergences.renyi import psi_max, renyi_kernel, renyi_ncx2
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on
 from fisherrdp._src.numerics.roots import bracketed_newton
 from fisherrdp._src.numerics.windows import newton_peak as _newton_peak
@@ -576,7 +575,7 @@ def _core(x, d, n, a, b, hockey):
     usable = y > -1.0
     y_safe = jnp.where(usable & (y != 0.0), y, 1.0)
     l_over_c = mean * jnp.where(usable & (y != 0.0), jnp.log1p(y_safe) / y_safe, 1.0)  # L/δ
-    use_psi = (jax.lax.stop_gradient(log_int < PSI_MAX[np.dtype(log_int.dtype)]) & (a != b)
+    use_psi = (jax.lax.stop_gradient(log_int < psi_max(log_int.dtype)) & (a != b)
                & ~hockey & jnp.all(usable))
     log_e = jnp.where(use_psi, log_psi_sum(alpha, log_pb_psi, l_over_c, delta, wc[1]), -1.0)
     e = jnp.exp(log_e)

@@ -78,10 +78,9 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.config import as_float_arrays, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, Domain, validated
 from fisherrdp._src.divergences.kl import kl_from_nodes
@@ -89,11 +88,18 @@ from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum, two_window_n
 
 __all__ = ["renyi_ncx2"]
 
-#: The ψ form is used where (α − 1) D < PSI_MAX[dtype]. The direct form's relative rounding
-#: error is ~eps/((α − 1)D): 2e-13 at the float64 switch. In float32 the switch is at 1: with
-#: 1e-3 there, 33 of 152 random points with (α − 1)D in [1e-3, 1) missed float32's accuracy
-#: target (docs/howto/float32.md; relative errors up to 1.3e-2), with 1, 1 did (2.3e-3).
-PSI_MAX = {np.dtype(np.float64): 1e-3, np.dtype(np.float32): 1.0}
+#: The ψ form is used where (α − 1) D < PSI_MAX (float64). The direct form's relative rounding
+#: error is ~eps/((α − 1)D): 2e-13 at the float64 switch.
+PSI_MAX = 1e-3
+#: The switch where dtypes take their compensated forms (float32): with 1e-3 there, 33 of 152
+#: random points with (α − 1)D in [1e-3, 1) missed float32's accuracy target
+#: (docs/howto/float32.md; relative errors up to 1.3e-2), with 1, 1 did (2.3e-3).
+PSI_MAX_COMPENSATED = 1.0
+
+
+def psi_max(dtype) -> float:
+    """(α − 1) D below which the ψ form is used, for ``dtype``."""
+    return PSI_MAX_COMPENSATED if needs_compensation(dtype) else PSI_MAX
 
 
 def renyi_kernel(alpha, d, a, b):
@@ -110,8 +116,8 @@ def renyi_kernel(alpha, d, a, b):
     alpha = jnp.where(at_one, 2.0, alpha)
     # 1. Direct form: log ∫ p_b e^{αL} = (α − 1) D.
     log_int = jax.nn.logsumexp(log_pb[:n] + alpha * (a - b) * l_over[:n], b=w_d)
-    # 2. ψ form: log E_b[ψ(L)], E = e^{(α−1)D} − 1; used where (α − 1) D < PSI_MAX[dtype].
-    use_psi = jax.lax.stop_gradient(log_int < PSI_MAX[np.dtype(log_int.dtype)]) & (a != b)
+    # 2. ψ form: log E_b[ψ(L)], E = e^{(α−1)D} − 1; used where (α − 1) D < psi_max(dtype).
+    use_psi = jax.lax.stop_gradient(log_int < psi_max(log_int.dtype)) & (a != b)
     log_e = jnp.where(
         use_psi, log_psi_sum(alpha, log_pb[n:], l_over[n:], a_psi - b, w_p), -1.0
     )

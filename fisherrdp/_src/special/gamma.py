@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.special import zeta
 
+from fisherrdp._src.core.config import needs_compensation
 from fisherrdp._src.numerics.polynomials import horner
 
 __all__ = ["log_gamma"]
@@ -60,7 +61,7 @@ def log_gamma(x: jax.Array) -> jax.Array:
     evaluates a Bessel function (their size, and the memory of compiling them, matter more
     there); in float32 it is the whole error (module docstring).
     """
-    if np.dtype(x.dtype) == np.float64:
+    if not needs_compensation(x.dtype):
         return jax.lax.lgamma(x)
     return _log_gamma_series(x)
 

@@ -99,9 +99,9 @@ SERIES_MAX_Z = 30.0
 STIRLING_MIN_A = 20.0
 
 
-#: Orders ν = df/2 − 1 from which float32 uses :func:`large_order_logpdf` everywhere. Debye's
-#: 16-term sum is within 3.3e-10 of the log-density there (relative to max(1, |log p|),
-#: measured against the float64 forms on 4·10⁴ points; 6e-9 for ν ∈ [5, 6), 2e-5 for [3, 4)).
+#: Orders ν = df/2 − 1 from which float32 uses :func:`large_order_logpdf` everywhere. Below,
+#: float32's Horner sums of Debye's polynomials lose digits (1e-3 at ν = 6); from ν = 10 the
+#: float32 form meets the float32 criterion at every one of 10⁴ points (docs/howto/float32.md).
 SINGLE_DEBYE_MIN_ORDER = 10.0
 
 
@@ -161,11 +161,10 @@ def large_order_logpdf(x: jax.Array, df: jax.Array, nc: jax.Array) -> jax.Array:
         \log p = -\log 2 - \frac{\lambda u^2}{2} + \nu\bigl(\log(1 + u) - u\bigr)
         + \tfrac12 \log t - \tfrac12\log(2\pi\nu) + \log S(t, 1/\nu),
 
-    where :math:`\tfrac12\log t - \tfrac12\log\nu = -\tfrac12\log s`. ``SINGLE_DEBYE_TERMS``
-    terms of S suffice at ν ≥ 10.
-
-    two terms of one sign, where the direct form sums terms of size ~df to an O(1) result. The
-    numerator of u is a compensated sum of the four inputs; the exponent is computed in
+    two exponent terms of one sign, where the direct forms sum terms of size ~df to an O(1)
+    result; :math:`\tfrac12\log t - \tfrac12\log\nu = -\tfrac12\log s`, and
+    ``SINGLE_DEBYE_TERMS`` terms of S suffice at ν ≥ 10. The numerator of u is a compensated sum
+    of the four inputs; the exponent is computed in
     :func:`~fisherrdp._src.core.config.wide_dtype` (float64 where the platform has it).
     """
     exponent, t = in_wide_dtype(_debye_exponent, x, df, nc)

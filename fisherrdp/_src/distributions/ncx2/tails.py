@@ -41,8 +41,8 @@ Accuracy (float64) against 40-digit mpmath Poisson-mixture references
 (``tests/fixtures/make_ncx2_cdf_fixtures.py``: 522 points, df ∈ {1, 1.5, 2, 5, 10, 100, 1e3,
 1e4}, nc ∈ {0, 1e-3, 1, 10, 100, 1e4, 1e6}, x from 1e-8 and mean/100 to mean + 40 sd), error of
 logcdf and logsf relative to max(1, |value|): worst 2.3e-14 in the left tail (x ≤ mean − 5 sd),
-5.4e-15 in the right tail (x ≥ mean + 5 sd), 4.5e-14 in the bulk, 3.8e-16 at x ≤ 1e-6. ∂ₓ log F and ∂ₓ log S agree with
-40-digit p/F and −p/S to 7.3e-14; df/nc derivatives with mpmath central differences to
+5.4e-15 in the right tail (x ≥ mean + 5 sd), 4.5e-14 in the bulk, 3.8e-16 at x ≤ 1e-6.
+∂ₓ log F and ∂ₓ log S agree with 40-digit p/F and −p/S to 7.3e-14; df/nc derivatives with mpmath central differences to
 3.0e-14 (claims in ``tests/fixtures/accuracy/ncx2_cdf.json``). In float32 all four
 are within max(1e-5 relative, 10× the input-rounding error) of float64 at 10⁴ points of
 df, nc ≤ 1e4 (``docs/howto/float32.md``). The nodes are formed as x e^{−2u} and
