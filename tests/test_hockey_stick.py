@@ -168,3 +168,20 @@ def test_bad_inputs():
     # ε beyond the search's bracket (2^15): |a − b| (max(a, b) + √d) far outside a, b <= 100.
     with pytest.raises(ValueError, match="bracket"):
         epsilon_for_delta_ncx2(1e-10, 10, 1000.0, 0.0)
+
+
+def test_float32_inputs_are_computed_in_float64():
+    """Where x64 is on (and the device is not a TPU), float32 inputs take the float64 program
+    and come back as float32: δ = P_a(S)(1 − e^{ε + log P_b − log P_a}) cancels where
+    δ ≪ P_a(S), and float32's ~1e-6 in each log-probability failed the float32 criterion at 41
+    of 10⁴ points (ratio 19; `docs/howto/float32.md`). The privacy profile and ε(δ) evaluate
+    the same function. Traced only: no float32 program is compiled by the default run."""
+    args = [jnp.float32(v) for v in (1.216, 195.3, 47.557, 47.797)]
+    jaxpr = jax.make_jaxpr(hockey_stick_ncx2)(*args)
+    assert jaxpr.out_avals[0].dtype == jnp.float32
+    (kernel,) = [e for e in jaxpr.jaxpr.eqns if e.primitive.name in ("pjit", "jit")]
+    body = kernel.params["jaxpr"].jaxpr
+    inputs = {id(v) for v in body.invars}
+    users = [e for e in body.eqns if any(id(v) in inputs for v in e.invars)]
+    assert len(users) == 4 and all(e.primitive.name == "convert_element_type"
+                                   and e.params["new_dtype"] == jnp.float64 for e in users)

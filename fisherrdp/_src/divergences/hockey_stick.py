@@ -44,6 +44,9 @@ a, b ∈ [0, 100], ε ∈ [0, 20]): largest absolute error 4.0e-14 (d ≥ 1e3; 8
 most 4e-5 of the documented bound 1e-12 + 1e-9·δ, and 1.9e-11 relative where δ < 1e-3
 (claims in ``tests/fixtures/accuracy/hockey_stick.json``); δ = 0 exactly where it should be.
 The round trip ``epsilon_for_delta_ncx2(privacy_profile_ncx2(ε))`` returns ε to 1e-10 relative.
+float32 inputs are computed in float64 where the device has it (not on a TPU) and the result
+rounded to float32: δ ≪ P_a(S) is a cancellation of the two tail probabilities that float32
+cannot carry (``docs/howto/float32.md``).
 
 **Compile time.** Each new argument shape compiles the root finder and two tail quadratures
 (about 10–40 s on a small CPU; the tail code dominates); evaluate many points in one call.
@@ -57,7 +60,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays, needs_compensation
+from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, PROBABILITY, validated
 from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
@@ -92,9 +95,10 @@ def _log_ratio_by_integral(r, d, a, b):
 def log_likelihood_ratio(r, d, a, b):
     """(L(r), r L'(r)) with L = log p_a(r²) − log p_b(r²); a and b share one Bessel call.
 
-    In float32, g(ar) − g(br) (terms of size ~ar) would leave L with an absolute error of
-    ~eps32·ar (5e-4 at a ≈ b ≈ 70), and the root L = ε that far off: L is then taken from the
-    rule along the segment from b to a instead.
+    In float32 (on a TPU: elsewhere the hockey stick computes float32 inputs in float64),
+    g(ar) − g(br) (terms of size ~ar) would leave L with an absolute error of ~eps32·ar (5e-4
+    at a ≈ b ≈ 70), and the root L = ε that far off: L is then taken from the rule along the
+    segment from b to a instead.
     """
     nu = 0.5 * d - 1.0
     z = r[..., None] * jnp.stack([a, b], -1)
@@ -143,8 +147,8 @@ def log_optimal_set_probabilities(eps, d, a, b):
     return log_p[..., 0], log_p[..., 1], has_root
 
 
-def _hockey_stick_and_slope(eps, d, a, b):
-    """(E_{e^ε}(χ²_d(a²) ‖ χ²_d(b²)), ∂_ε E = −e^ε P_b(S)) on float arrays, unchecked."""
+def _hockey_stick_and_slope_in_dtype(eps, d, a, b):
+    """(E_{e^ε}(χ²_d(a²) ‖ χ²_d(b²)), ∂_ε E = −e^ε P_b(S)) in the inputs' dtype, unchecked."""
     eps, d, a, b = jnp.broadcast_arrays(eps, d, a, b)
     log_pa, log_pb, has_root = log_optimal_set_probabilities(eps, d, a, b)
     usable = has_root & (log_pa > -jnp.inf)
@@ -155,6 +159,17 @@ def _hockey_stick_and_slope(eps, d, a, b):
     valid = (eps >= 0.0) & (d >= 1.0) & (a >= 0.0) & (b >= 0.0)
     value = jnp.where(valid, jnp.where(usable, value, 0.0), jnp.nan)
     return value, jnp.where(valid, slope, jnp.nan)
+
+
+def _hockey_stick_and_slope(eps, d, a, b):
+    """(E_{e^ε}(χ²_d(a²) ‖ χ²_d(b²)), ∂_ε E = −e^ε P_b(S)) on float arrays, unchecked.
+
+    Computed in :func:`~fisherrdp._src.core.config.wide_dtype` (float64 for float32 inputs
+    where the device has it, not on a TPU): δ = P_a(S)(1 − e^{ε + log P_b(S) − log P_a(S)})
+    is a cancellation where δ ≪ P_a(S), and float32's ~1e-6 in each log-probability would
+    reach δ multiplied by P_a(S)/δ (up to ~400 on the measured range; ``docs/howto/float32.md``).
+    """
+    return in_wide_dtype(_hockey_stick_and_slope_in_dtype, eps, d, a, b)
 
 
 def hockey_stick_kernel(eps, d, a, b):
