@@ -77,8 +77,22 @@ panel). An error in :math:`c^*` enters only at second order.
 
 **One kernel.** Both divergences run through one jitted kernel (a flag selects the windows and
 the output), so that one compilation serves both; every Bessel function of the main quadrature
-(log-densities, and ℓ/δ) comes from one call of the rolled-loop Bessel core. The windows assume
-unimodal log-integrands (true on every case tested; not proved).
+(log-densities, and ℓ/δ) comes from one call of the rolled-loop Bessel core.
+
+**Known defect: a second mode far in the left tail.** The windows assume a unimodal tilted
+integrand, and it is not always one. For a < b and d < n_syn, L(c) rises towards
+(b² − a²)/2 far left of the bulk (a small T then comes from a small Y, whose density near 0
+carries e^{−θ²/2}; the Laplace surrogate follows the other inner mode, a small X, and does not
+see it), so p_a^α p_b^{1−α} = p_a e^{(α−1)L} can peak a second time there and hold most of the
+integral. The kernel then misses that mass and returns too small a divergence: 1.01 against
+6.75 at (α, d, n_syn, a, b) = (8, 5, 10, 10, 12), 1.53 against 18.50 at α = 32, 25.63 against
+25.71 at (2, 1, 10, 2, 8), 18.30 against 18.27 at (8, 2.5, 4.5, 8.6, 12), where the mode at
+c ≈ −64 is found only because the window's edge search overshoots (references:
+``tests/fixtures/make_release_k1_bimodal.py``, a uniform grid over both modes; held by a strict
+``xfail`` in ``tests/test_release_k1.py``). Seen at n_syn ≤ 10; not at n_syn ∈ {100, 1000}
+on α ∈ {2, 8, 32}, d ∈ {1, 2, 5, 10, 20}, (a, b) ∈ {(0, 3), (0, 6), (6, 0), (1, 4), (2, 8),
+(10, 12)} (a grid in c against the kernel). The fix is a window search that finds every mode
+(a search started far left of the bulk, on a surrogate that follows both inner modes).
 
 **Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
 made by ``tests/fixtures/make_release_k1_fixtures.py`` with a Poisson mixture of products of
@@ -695,7 +709,12 @@ def renyi_release_k1(
     ``n_syn`` is ``inf``). Increasing in ``n_syn``. Computed by nested Gauss–Legendre
     quadrature in log space, to 1e-8 relative or better (measured against mpmath: at most
     4.9e-11 for α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7], a, b ∈ [0, 20], also
-    a ≈ b and d = n_syn = 1: see :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with broadcasting; works under
+    a ≈ b and d = n_syn = 1: see :mod:`fisherrdp._src.divergences.release_k1`). **Known
+    defect**: for a < b, d < n_syn and small n_syn (seen at n_syn ≤ 10), the tilted integrand
+    can have a second mode far in the left tail that the quadrature's windows miss, and the
+    value returned is then too small (1.01 instead of 6.75 at α = 8, d = 5, n_syn = 10,
+    a = 10, b = 12; ``docs/math/release.md#known-defect-a-second-mode-far-in-the-left-tail``).
+    Elementwise with broadcasting; works under
     ``jit`` and ``vmap``. Differentiable in all five arguments, in forward and reverse mode
     (``jax.jacfwd``, ``jax.grad``; the quadrature's nodes are held fixed, the integrand is
     differentiated), to first order: equal to central differences to 1e-8 (table:
