@@ -79,20 +79,26 @@ panel). An error in :math:`c^*` enters only at second order.
 the output), so that one compilation serves both; every Bessel function of the main quadrature
 (log-densities, and ℓ/δ) comes from one call of the rolled-loop Bessel core.
 
-**Known defect: a second mode far in the left tail.** The windows assume a unimodal tilted
-integrand, and it is not always one. For a < b and d < n_syn, L(c) rises towards
-(b² − a²)/2 far left of the bulk (a small T then comes from a small Y, whose density near 0
-carries e^{−θ²/2}; the Laplace surrogate follows the other inner mode, a small X, and does not
-see it), so p_a^α p_b^{1−α} = p_a e^{(α−1)L} can peak a second time there and hold most of the
-integral. The kernel then misses that mass and returns too small a divergence: 1.01 against
-6.75 at (α, d, n_syn, a, b) = (8, 5, 10, 10, 12), 1.53 against 18.50 at α = 32, 25.63 against
-25.71 at (2, 1, 10, 2, 8), 18.30 against 18.27 at (8, 2.5, 4.5, 8.6, 12), where the mode at
-c ≈ −64 is found only because the window's edge search overshoots (references:
-``tests/fixtures/make_release_k1_bimodal.py``, a uniform grid over both modes; held by a strict
-``xfail`` in ``tests/test_release_k1.py``). Seen at n_syn ≤ 10; not at n_syn ∈ {100, 1000}
-on α ∈ {2, 8, 32}, d ∈ {1, 2, 5, 10, 20}, (a, b) ∈ {(0, 3), (0, 6), (6, 0), (1, 4), (2, 8),
-(10, 12)} (a grid in c against the kernel). The fix is a window search that finds every mode
-(a search started far left of the bulk, on a surrogate that follows both inner modes).
+**A second mode far in the left tail.** For a < b and d < n_syn, L(c) rises towards
+(b² − a²)/2 far left of the bulk: a small T then comes from a small Y (X near its mode, the
+inner mode w_A = log(1 − d/n) of h_c), whose density near 0 carries e^{−θ²/2}. So
+p_a^α p_b^{1−α} = p_a e^{(α−1)L} can peak a second time there, or only there, and hold most of
+the integral. The main windows' surrogate follows one inner mode (the small X one) and does
+not see it. For these points the direct form's windows come from a surrogate that follows both
+inner modes (per law, log(e^{F_A} + e^{F_B}) of the Laplace surrogates at both; its curvature
+includes the spread of the two slopes), searched from the bulk and from far left of where
+law b turns to the small-Y explanation, c_b = (n u_b − b²)/(n − d) (:func:`_tilted_windows`):
+two distinct modes within e^{−T} of each other share the direct form's nodes (half the panels
+each, the bulk's starting at the far window's upper edge), otherwise the higher one takes them
+all; these windows' panels are no wider than σ = ``TILTED_SIGMA_MAX`` (the surrogate's
+curvature is unreliable at the corner-like far peak) and end at p_b's upper edge at most
+(p_a^α p_b^{1−α} = p_b e^{αL} with L decreasing). Before this, the kernel returned 1.01
+instead of 6.75 at (α, d, n_syn, a, b) = (8, 5, 10, 10, 12), 1.53 instead of 18.50 at α = 32,
+23.10 instead of 23.15 at (2, 2, 10, 2, 8): mostly too small, which an RDP accountant turns
+into too small an ε. Now within 2.2e-11 of the seven references
+(``tests/fixtures/make_release_k1_bimodal.py``: a uniform grid over both modes, converged to
+4e-13, its densities checked against the mpmath K series to 6e-12; two rows also by an
+independent SciPy quadrature in ``tests/test_docs_math.py``); ``docs/math/release.md``.
 
 **Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
 made by ``tests/fixtures/make_release_k1_fixtures.py`` with a Poisson mixture of products of
@@ -122,7 +128,9 @@ monotone convergence to the n_syn = ∞ value, the 1/n_syn law of the gap
 graded rule's 21 panels empty), i.e. about 1.2e5 log-density evaluations per element plus
 window searches: ~0.3 s per element on 2 CPU cores at load 2 (29 elements in 8–9 s);
 compiling the kernel takes 20–25 s there, once per shape and dtype, shared by both public
-functions. (The earlier 96-node inner rule without the level layout: 170 ms per element.)
+functions. The second window search of the tilted integrand (a < b) adds about 10 % to
+both (compile 12.1 s against 10.7 s, and 4.3 s against 3.9 s for 32 points, without the
+compilation cache, 2026-12-04). (The earlier 96-node inner rule without the level layout: 170 ms per element.)
 Not for tight inner loops over millions of points; evaluate many points in one call (the
 compiled kernel is reused for every call of the same shape, for both public functions).
 """
@@ -179,6 +187,11 @@ LEVEL_STEPS = 40
 PEAK_STEPS = 24
 EDGE_STEPS = 12
 NESTED_STEPS = 12
+#: Far-left mode of the tilted integrand (:func:`_far_left_window`): the search starts this far
+#: left of where law b turns to the small-Y explanation, with Newton steps capped at this.
+FAR_START_MARGIN = 16.0
+FAR_CAP = 4.0
+TILTED_SIGMA_MAX = 1.0
 #: Safeguarded Newton steps for the hockey-stick crossing L(c*) = ε.
 ROOT_STEPS = 40
 #: Curvature floor of the window search (σ ≤ 10 in log units: flat inner integrands at far
@@ -265,7 +278,7 @@ def _inner(w, c, d, n, theta):
     return pv + qv, q1 - p1, p2 + q2, (p1, p2, q2)
 
 
-def _window(fn, x0, drop, cap, aux0=None):
+def _window(fn, x0, drop, cap, aux0=None, with_value=False):
     """Windows (peak, σ, lo, hi) of :func:`~fisherrdp._src.numerics.windows.window_search`
     with this module's step counts and curvature floor."""
     return window_search(
@@ -277,6 +290,7 @@ def _window(fn, x0, drop, cap, aux0=None):
         peak_steps=PEAK_STEPS,
         edge_steps=EDGE_STEPS,
         aux=aux0,
+        with_value=with_value,
     )
 
 
@@ -331,6 +345,70 @@ def _outer_windows(beta, d, n, a, b, drop):
 
     w0 = jnp.stack([_inner_guess(c0, d, n, t) for t in (a, b)])[:, :, None] + jnp.zeros(3, c0.dtype)
     return _window(fn, c0, drop, 1.0, w0)
+
+
+def _tilted_windows(alpha, d, n, a, b, drop):
+    """Windows (peak, σ, lo, hi, value at the peak) of the tilted p_{C,a}^α p_{C,b}^{1−α},
+    rows (2,): row 0 searched from far left of the bulk, row 1 from the bulk, for a < b and
+    d < n, where it may have a second mode far left of the bulk (module docstring).
+
+    There a small T comes from a small Y (X near its mode: the inner mode w_A = log(1 − d/n) of
+    h_c), whose density near 0 carries e^{−θ²/2}, so L(c) rises towards (b² − a²)/2 and
+    p_a e^{(α−1)L} may peak again. The surrogate here is, per law, log(e^{F_A} + e^{F_B}) of the
+    Laplace surrogates at both inner modes (w_A, and the small-X mode w_B ≈ c − log(d + θ²)),
+    so that it sees that rise. Row 0 starts ``FAR_START_MARGIN`` left of
+    c_b = (n u_b − b²)/(n − d), u_b = log(d + b²), where law b turns from the small-X to the
+    small-Y explanation, and climbs (steps capped at ``FAR_CAP``) to the nearest mode.
+    """
+    kappa = alpha * a + (1.0 - alpha) * b
+    root = jnp.sqrt(kappa * kappa + 4.0 * d)
+    r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
+    u_b = jnp.log(d + b * b)
+    far = (n * u_b - b * b) / jnp.maximum(n - d, 1e-3) - FAR_START_MARGIN
+    starts = jnp.stack([jnp.minimum(far, 2.0 * jnp.log(r0) - FAR_START_MARGIN),
+                        2.0 * jnp.log(r0)])
+    thetas = jnp.stack([a, b])[:, None, None, None]  # (law, 1, 1, 1)
+    weights = jnp.stack([alpha, 1.0 - alpha])[:, None, None]  # (law, 1, 1)
+    w_small_y = jnp.log(jnp.clip(1.0 - d / n, 1e-3, 1.0))
+
+    log_typical = jnp.log(d + jnp.stack([a, b]) ** 2)[:, None, None]  # (law, 1, 1)
+
+    def fn(c, w):
+        # Inner peaks, shape (law, 2, 3, 2): modes A (small Y) and B (small X), each from its
+        # own guess at every step (a warm start could let both fall into one basin).
+        w = jnp.stack([jnp.broadcast_to(w_small_y, log_typical.shape[:1] + c.shape),
+                       c[None] - log_typical], -1)
+
+        def nested(_, state):
+            w, _ = state
+            value, first, second, parts = _inner(w, c[None, ..., None], d, n, thetas)
+            return _newton_peak(w, first, second, 2.0), (value, second) + parts
+
+        zeros = jnp.zeros_like(w)
+        w, (value, second, p1, p2, q2) = jax.lax.fori_loop(
+            0, NESTED_STEPS, nested, (w, (zeros,) * 5)
+        )
+        concave = second < 0.0
+        f2 = jnp.where(concave, p2 * q2 / jnp.where(concave, second, -1.0), p2)
+        # Per law, log(e^{F_A} + e^{F_B}) and its first two derivatives (F_B alone where both
+        # Newton runs reached one peak).
+        same = jnp.abs(w[..., :1] - w[..., 1:]) < 1e-3
+        value = value.at[..., :1].set(jnp.where(same, -jnp.inf, value[..., :1]))
+        total = jax.nn.logsumexp(value, -1)
+        share = jnp.exp(value - total[..., None])
+        first = jnp.sum(share * p1, -1)
+        curvature = jnp.sum(share * (f2 + p1 * p1), -1) - first * first
+        return (
+            jnp.sum(weights * total, 0),
+            jnp.sum(weights * first, 0),
+            jnp.sum(weights * curvature, 0),
+            w,
+        )
+
+    w_b = starts[None, :] - jnp.log(d + jnp.stack([a, b]) ** 2)[:, None]  # (law, 2)
+    w0 = jnp.stack([jnp.broadcast_to(w_small_y, w_b.shape), w_b], -1)[:, :, None, :]
+    return _window(fn, starts, drop, FAR_CAP, w0 + jnp.zeros((1, 1, 3, 1), w_b.dtype),
+                   with_value=True)
 
 
 def _panels(centre, sigma, lo, hi, nodes, linear, step, geo):
@@ -514,6 +592,26 @@ def _core(x, d, n, a, b, hockey):
     # Outer windows: row 0 — tilted p_a^α p_b^{1−α} (Rényi) or p_a (hockey); row 1 — p_b.
     beta = jnp.stack([jnp.where(hockey, 1.0, alpha), 0.0 * alpha])
     peak, sigma, lo, hi = jax.lax.stop_gradient(_outer_windows(beta, d, n, a_psi, b, drop))
+    # Rényi, a < b, d < n: the tilted integrand may have a second mode far left of the bulk
+    # (module docstring). Its windows then come from the surrogate that follows both inner
+    # modes, searched from far left (f) and from the bulk (m): two distinct modes within
+    # ``drop`` of each other share the direct form's nodes, else the higher one takes them all.
+    two_modes = ~hockey & (a < b) & (d < n)
+    peak_t, sigma_t, lo_t, hi_t, top_t = jax.lax.stop_gradient(
+        _tilted_windows(alpha, d, n, a_psi, b, drop))
+    # The surrogate's curvature is unreliable at the corner-like far peak (slope d/2 on its
+    # left, a steep fall where L leaves its plateau): panels no wider than TILTED_SIGMA_MAX.
+    sigma_t = jnp.minimum(sigma_t, TILTED_SIGMA_MAX)
+    # For a < b, p_b^{1−α} p_a^α = p_b e^{αL} with L decreasing, so the tilted integrand has
+    # dropped by at least ``drop`` where p_b has, above its mode, and falls on from there.
+    hi_t = jnp.minimum(hi_t, hi[1])
+    distinct = hi_t[0] < peak_t[1]
+    bimodal = two_modes & distinct & (jnp.abs(top_t[0] - top_t[1]) < drop)
+    pick = jnp.where(top_t[0] > top_t[1], 0, 1)
+    peak = peak.at[0].set(jnp.where(two_modes, peak_t[pick], peak[0]))
+    sigma = sigma.at[0].set(jnp.where(two_modes, sigma_t[pick], sigma[0]))
+    lo = lo.at[0].set(jnp.where(two_modes, lo_t[pick], lo[0]))
+    hi = hi.at[0].set(jnp.where(two_modes, hi_t[pick], hi[0]))
     lo_u, hi_u = jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
     # Hockey stick: integrate p_a − e^ε p_b from the crossing c* over the side where L > ε.
     laws = jax.lax.stop_gradient(_u_levels(d, jnp.stack([a_psi, b])))
@@ -536,8 +634,14 @@ def _core(x, d, n, a, b, hockey):
         OUTER_STEP,
         OUTER_GEO,
     )
-    c_d = jnp.where(hockey, c_h, c[0])
-    w_d_outer = jnp.where(hockey, wh[0], wc[0])
+    # The two modes, half of the panels each: the bulk's from the far window's upper edge up.
+    half = (OUTER_NODES, OUTER_LINEAR // 2, OUTER_STEP, OUTER_GEO // 2)
+    c_m, w_m = _panels(peak_t[1:], sigma_t[1:], jnp.maximum(lo_t[1:], hi_t[:1]), hi_t[1:], *half)
+    c_f, w_f = _panels(peak_t[:1], sigma_t[:1], lo_t[:1], hi_t[:1], *half)
+    c_split = jnp.concatenate([c_m[0], c_f[0]])
+    w_split = jnp.concatenate([w_m[0], w_f[0]])
+    c_d = jnp.where(hockey, c_h, jnp.where(bimodal, c_split, c[0]))
+    w_d_outer = jnp.where(hockey, wh[0], jnp.where(bimodal, w_split, wc[0]))
     c_p = c[1]
     m = c_d.shape[0]
     # Inner rules, found together: rows [a, b] at the direct-form / hockey-stick nodes, then
@@ -709,11 +813,8 @@ def renyi_release_k1(
     ``n_syn`` is ``inf``). Increasing in ``n_syn``. Computed by nested Gauss–Legendre
     quadrature in log space, to 1e-8 relative or better (measured against mpmath: at most
     4.9e-11 for α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7], a, b ∈ [0, 20], also
-    a ≈ b and d = n_syn = 1: see :mod:`fisherrdp._src.divergences.release_k1`). **Known
-    defect**: for a < b, d < n_syn and small n_syn (seen at n_syn ≤ 10), the tilted integrand
-    can have a second mode far in the left tail that the quadrature's windows miss, and the
-    value returned is then too small (1.01 instead of 6.75 at α = 8, d = 5, n_syn = 10,
-    a = 10, b = 12; ``docs/math/release.md#known-defect-a-second-mode-far-in-the-left-tail``).
+    a ≈ b and d = n_syn = 1, and where the tilted integrand has a second mode far in the left
+    tail: see :mod:`fisherrdp._src.divergences.release_k1`).
     Elementwise with broadcasting; works under
     ``jit`` and ``vmap``. Differentiable in all five arguments, in forward and reverse mode
     (``jax.jacfwd``, ``jax.grad``; the quadrature's nodes are held fixed, the integrand is

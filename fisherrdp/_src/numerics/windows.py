@@ -22,7 +22,8 @@ def newton_peak(x, first, second, cap):
     return x + jnp.clip(step, -cap, cap)
 
 
-def window_search(fn, x0, drop, *, cap, min_curvature, peak_steps, edge_steps, aux=None):
+def window_search(fn, x0, drop, *, cap, min_curvature, peak_steps, edge_steps, aux=None,
+                  with_value=False):
     """Peaks, scales σ and e^{−drop} edges of a batch of unimodal log-integrands.
 
     ``fn(x, aux)`` evaluates on x of shape (B, 3) (peak, lower edge, upper edge) and returns
@@ -33,7 +34,8 @@ def window_search(fn, x0, drop, *, cap, min_curvature, peak_steps, edge_steps, a
     wrong sign, halfway back to the peak where a step would cross it).
 
     Returns:
-        (peak, σ, lower edge, upper edge), each of shape (B,).
+        (peak, σ, lower edge, upper edge), each of shape (B,); with ``with_value``, also the
+        log-integrand at the peak.
     """
     side = jnp.array([0.0, -1.0, 1.0], x0.dtype)
     root = math.sqrt(2.0 * drop)
@@ -60,5 +62,7 @@ def window_search(fn, x0, drop, *, cap, min_curvature, peak_steps, edge_steps, a
 
     x = x0[:, None] + 0.0 * side
     init = (x, jnp.zeros_like(x0), jnp.ones_like(x0), aux)
-    x, _, sigma, _ = jax.lax.fori_loop(0, peak_steps + edge_steps, step, init)
+    x, value, sigma, _ = jax.lax.fori_loop(0, peak_steps + edge_steps, step, init)
+    if with_value:
+        return x[:, 0], sigma, x[:, 1], x[:, 2], value
     return x[:, 0], sigma, x[:, 1], x[:, 2]
