@@ -84,11 +84,13 @@ the output), so that one compilation serves both; every Bessel function of the m
 inner mode w_A = log(1 − d/n) of h_c), whose density near 0 carries e^{−θ²/2}. So
 p_a^α p_b^{1−α} = p_a e^{(α−1)L} can peak a second time there, or only there, and hold most of
 the integral. The main windows' surrogate follows one inner mode (the small X one) and does
-not see it. For these points the direct form's windows come from a surrogate that follows both
-inner modes (per law, log(e^{F_A} + e^{F_B}) of the Laplace surrogates at both; its curvature
-includes the spread of the two slopes), searched from the bulk and from far left of where
-law b turns to the small-Y explanation, c_b = (n u_b − b²)/(n − d) (:func:`_tilted_windows`):
-two distinct modes within e^{−T} of each other share the direct form's nodes (half the panels
+not see it; where d < n_syn it also misses the long left tail (slope d/2) that the small-Y mode
+gives every density of C. Wherever d < n_syn, every window (the tilted row, p_a's for the
+hockey stick, p_b's) comes instead from a surrogate that follows both inner modes (per law,
+log(e^{F_A} + e^{F_B}) of the Laplace surrogates at both; its curvature includes the spread of
+the two slopes), searched from the bulk (:func:`_two_mode_windows`). For Rényi with a < b the
+tilted row is also searched from far left of where law b turns to the small-Y explanation,
+c_b = (n u_b − b²)/(n − d): two distinct modes within e^{−T} of each other share the direct form's nodes (half the panels
 each, the bulk's starting at the far window's upper edge), otherwise the higher one takes them
 all; these windows' panels are no wider than σ = ``TILTED_SIGMA_MAX`` (the surrogate's
 curvature is unreliable at the corner-like far peak) and end at p_b's upper edge at most
@@ -347,34 +349,39 @@ def _outer_windows(beta, d, n, a, b, drop):
     return _window(fn, c0, drop, 1.0, w0)
 
 
-def _tilted_windows(alpha, d, n, a, b, drop):
-    """Windows (peak, σ, lo, hi, value at the peak) of the tilted p_{C,a}^α p_{C,b}^{1−α},
-    rows (2,): row 0 searched from far left of the bulk, row 1 from the bulk, for a < b and
-    d < n, where it may have a second mode far left of the bulk (module docstring).
+def _two_mode_windows(alpha, d, n, a, b, drop):
+    """Windows (peak, σ, lo, hi, value at the peak), for d < n, rows (3,): the tilted
+    p_{C,a}^α p_{C,b}^{1−α} (α = 1: p_{C,a}) searched from far left of the bulk (row 0) and
+    from the bulk (row 1), and p_{C,b} from its bulk (row 2) (module docstring).
 
-    There a small T comes from a small Y (X near its mode: the inner mode w_A = log(1 − d/n) of
-    h_c), whose density near 0 carries e^{−θ²/2}, so L(c) rises towards (b² − a²)/2 and
+    Far left of the bulk a small T comes from a small Y (X near its mode: the inner mode
+    w_A = log(1 − d/n) of h_c), whose density near 0 carries e^{−θ²/2}: every density of C has
+    a tail of slope d/2 there, and for a < b, L(c) rises towards (b² − a²)/2, so that
     p_a e^{(α−1)L} may peak again. The surrogate here is, per law, log(e^{F_A} + e^{F_B}) of the
     Laplace surrogates at both inner modes (w_A, and the small-X mode w_B ≈ c − log(d + θ²)),
-    so that it sees that rise. Row 0 starts ``FAR_START_MARGIN`` left of
+    so that it sees both. Row 0 starts ``FAR_START_MARGIN`` left of
     c_b = (n u_b − b²)/(n − d), u_b = log(d + b²), where law b turns from the small-X to the
     small-Y explanation, and climbs (steps capped at ``FAR_CAP``) to the nearest mode.
     """
-    kappa = alpha * a + (1.0 - alpha) * b
-    root = jnp.sqrt(kappa * kappa + 4.0 * d)
-    r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
+    def bulk(beta):
+        kappa = beta * a + (1.0 - beta) * b
+        root = jnp.sqrt(kappa * kappa + 4.0 * d)
+        r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
+        return 2.0 * jnp.log(r0)
+
     u_b = jnp.log(d + b * b)
     far = (n * u_b - b * b) / jnp.maximum(n - d, 1e-3) - FAR_START_MARGIN
-    starts = jnp.stack([jnp.minimum(far, 2.0 * jnp.log(r0) - FAR_START_MARGIN),
-                        2.0 * jnp.log(r0)])
+    starts = jnp.stack([jnp.minimum(far, bulk(alpha) - FAR_START_MARGIN), bulk(alpha),
+                        bulk(0.0 * alpha)])
     thetas = jnp.stack([a, b])[:, None, None, None]  # (law, 1, 1, 1)
-    weights = jnp.stack([alpha, 1.0 - alpha])[:, None, None]  # (law, 1, 1)
+    betas = jnp.stack([alpha, alpha, 0.0 * alpha])
+    weights = jnp.stack([betas, 1.0 - betas])[:, :, None]  # (law, row, 1)
     w_small_y = jnp.log(jnp.clip(1.0 - d / n, 1e-3, 1.0))
 
     log_typical = jnp.log(d + jnp.stack([a, b]) ** 2)[:, None, None]  # (law, 1, 1)
 
     def fn(c, w):
-        # Inner peaks, shape (law, 2, 3, 2): modes A (small Y) and B (small X), each from its
+        # Inner peaks, shape (law, 3, 3, 2): modes A (small Y) and B (small X), each from its
         # own guess at every step (a warm start could let both fall into one basin).
         w = jnp.stack([jnp.broadcast_to(w_small_y, log_typical.shape[:1] + c.shape),
                        c[None] - log_typical], -1)
@@ -405,7 +412,7 @@ def _tilted_windows(alpha, d, n, a, b, drop):
             w,
         )
 
-    w_b = starts[None, :] - jnp.log(d + jnp.stack([a, b]) ** 2)[:, None]  # (law, 2)
+    w_b = starts[None, :] - jnp.log(d + jnp.stack([a, b]) ** 2)[:, None]  # (law, 3)
     w0 = jnp.stack([jnp.broadcast_to(w_small_y, w_b.shape), w_b], -1)[:, :, None, :]
     return _window(fn, starts, drop, FAR_CAP, w0 + jnp.zeros((1, 1, 3, 1), w_b.dtype),
                    with_value=True)
@@ -592,26 +599,27 @@ def _core(x, d, n, a, b, hockey):
     # Outer windows: row 0 — tilted p_a^α p_b^{1−α} (Rényi) or p_a (hockey); row 1 — p_b.
     beta = jnp.stack([jnp.where(hockey, 1.0, alpha), 0.0 * alpha])
     peak, sigma, lo, hi = jax.lax.stop_gradient(_outer_windows(beta, d, n, a_psi, b, drop))
-    # Rényi, a < b, d < n: the tilted integrand may have a second mode far left of the bulk
-    # (module docstring). Its windows then come from the surrogate that follows both inner
-    # modes, searched from far left (f) and from the bulk (m): two distinct modes within
-    # ``drop`` of each other share the direct form's nodes, else the higher one takes them all.
-    two_modes = ~hockey & (a < b) & (d < n)
+    # d < n: every window from the surrogate that follows both inner modes (module docstring);
+    # for Rényi with a < b, the tilted integrand's also from far left of the bulk: two distinct
+    # modes within ``drop`` of each other share the direct form's nodes, else the higher one
+    # takes them all.
+    two_modes = d < n
+    below = ~hockey & (a < b)
     peak_t, sigma_t, lo_t, hi_t, top_t = jax.lax.stop_gradient(
-        _tilted_windows(alpha, d, n, a_psi, b, drop))
+        _two_mode_windows(jnp.where(hockey, 1.0, alpha), d, n, a_psi, b, drop))
     # The surrogate's curvature is unreliable at the corner-like far peak (slope d/2 on its
     # left, a steep fall where L leaves its plateau): panels no wider than TILTED_SIGMA_MAX.
     sigma_t = jnp.minimum(sigma_t, TILTED_SIGMA_MAX)
     # For a < b, p_b^{1−α} p_a^α = p_b e^{αL} with L decreasing, so the tilted integrand has
     # dropped by at least ``drop`` where p_b has, above its mode, and falls on from there.
-    hi_t = jnp.minimum(hi_t, hi[1])
+    hi_t = hi_t.at[:2].set(jnp.where(below, jnp.minimum(hi_t[:2], hi_t[2]), hi_t[:2]))
     distinct = hi_t[0] < peak_t[1]
-    bimodal = two_modes & distinct & (jnp.abs(top_t[0] - top_t[1]) < drop)
-    pick = jnp.where(top_t[0] > top_t[1], 0, 1)
-    peak = peak.at[0].set(jnp.where(two_modes, peak_t[pick], peak[0]))
-    sigma = sigma.at[0].set(jnp.where(two_modes, sigma_t[pick], sigma[0]))
-    lo = lo.at[0].set(jnp.where(two_modes, lo_t[pick], lo[0]))
-    hi = hi.at[0].set(jnp.where(two_modes, hi_t[pick], hi[0]))
+    bimodal = two_modes & below & distinct & (jnp.abs(top_t[0] - top_t[1]) < drop)
+    pick = jnp.where(below & (top_t[0] > top_t[1]), 0, 1)
+    rows = jnp.stack([pick, 2])
+    peak, sigma, lo, hi = (jnp.where(two_modes, v_t[rows], v)
+                           for v_t, v in ((peak_t, peak), (sigma_t, sigma), (lo_t, lo),
+                                          (hi_t, hi)))
     lo_u, hi_u = jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
     # Hockey stick: integrate p_a − e^ε p_b from the crossing c* over the side where L > ε.
     laws = jax.lax.stop_gradient(_u_levels(d, jnp.stack([a_psi, b])))
