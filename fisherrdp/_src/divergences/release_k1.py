@@ -412,10 +412,9 @@ def _two_mode_windows(alpha, d, n, a, b, drop):
             w,
         )
 
-    w_b = starts[None, :] - jnp.log(d + jnp.stack([a, b]) ** 2)[:, None]  # (law, 3)
-    w0 = jnp.stack([jnp.broadcast_to(w_small_y, w_b.shape), w_b], -1)[:, :, None, :]
-    return _window(fn, starts, drop, FAR_CAP, w0 + jnp.zeros((1, 1, 3, 1), w_b.dtype),
-                   with_value=True)
+    # fn starts its inner peaks from their guesses at every step: the carried ones are unused.
+    unused = jnp.zeros((2, starts.shape[0], 3, 2), starts.dtype)
+    return _window(fn, starts, drop, FAR_CAP, unused, with_value=True)
 
 
 def _panels(centre, sigma, lo, hi, nodes, linear, step, geo):
