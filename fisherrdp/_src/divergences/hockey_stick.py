@@ -66,6 +66,7 @@ from fisherrdp._src.core.validation import DIMENSION, NONNEG, PROBABILITY, valid
 from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
 from fisherrdp._src.divergences.ncx2_quadrature import log_ratio_over_delta
 from fisherrdp._src.numerics.roots import bracketed_newton
+from fisherrdp._src.numerics.windows import held_fixed
 from fisherrdp._src.special.bessel import ratio_and_log_0f1
 
 #: Safeguarded Newton steps for the root of the log-likelihood ratio (in log r).
@@ -110,6 +111,7 @@ def log_likelihood_ratio(r, d, a, b):
     return value, z[..., 0] * ratio[..., 0] - z[..., 1] * ratio[..., 1]
 
 
+@held_fixed
 def _root(eps, d, a, b):
     """(r*, has_root): L(r*) = ε on the bracket (see the module docstring).
 
@@ -140,7 +142,7 @@ def log_optimal_set_probabilities(eps, d, a, b):
     for a < b).
     """
     eps, d, a, b = jnp.broadcast_arrays(eps, d, a, b)
-    r, has_root = jax.lax.stop_gradient(_root(eps, d, a, b))
+    r, has_root = _root(eps, d, a, b)
     y = jnp.where(has_root, r * r, d + a * a)
     log_cdf, log_sf = log_cdf_sf(y[..., None], d[..., None], jnp.stack([a * a, b * b], -1))
     log_p = jnp.where((a > b)[..., None], log_sf, log_cdf)

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from fisherrdp._src.core.config import in_wide_dtype
 from fisherrdp._src.distributions.ncx2.density import logpdf_kernel
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on, gauss_legendre_as
-from fisherrdp._src.numerics.windows import window_search
+from fisherrdp._src.numerics.windows import held_fixed, window_search
 from fisherrdp._src.special.bessel import ratio_and_log_0f1
 
 #: Gauss–Legendre nodes per panel in u = log r.
@@ -63,6 +63,7 @@ def _log_shape(u, beta, d, a, b):
     return value, first, second
 
 
+@held_fixed
 def _windows(beta, d, a, b, drop):
     """Peaks u*, scales σ and edges (u_lo, u_hi) where p_a^β p_b^{1−β} r has dropped by e^{−drop}.
 
@@ -242,9 +243,9 @@ def two_window_nodes(beta, d, a, b):
     a_off = jnp.where(a != b, a, b + 1e-3)
     # The windows in the wide dtype: in float32, the tilted log-density's curvature is a
     # difference of α-weighted terms that loses every digit at large α (NaN windows at α ≳ 100).
-    u_star, sigma, lo, hi = jax.lax.stop_gradient(in_wide_dtype(
+    u_star, sigma, lo, hi = in_wide_dtype(
         lambda *args: _windows(*args, drop),
-        jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b))
+        jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b)
     u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
     u_p, w_p = _panels(
         u_star[1], sigma[1], jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])

@@ -27,7 +27,7 @@ its edges where it has dropped by :math:`e^{-T}`, :math:`T = -\log\epsilon + 8`,
 Newton steps on the Laplace surrogate :math:`\log p_C(c) \approx \max_w h_c(w)`,
 :math:`h_c(w) = \log p_U(c-w) + \log p_W(w)`, whose derivatives are exact at the inner maximiser
 :math:`w^*(c)` (:math:`F' = P'(c - w^*)`, :math:`F'' = P''Q''/(P''+Q'')`, variances add);
-:math:`w^*(c)` is tracked by nested Newton steps. *Inner rules*, two layouts with the same
+:math:`w^*(c)` is found by nested Newton steps, at both inner modes (below). *Inner rules*, two layouts with the same
 number of nodes, chosen per outer node by ``where``:
 
 * at and above the bulk (:math:`c \ge` the mode of :math:`U`; the mode of :math:`W` is 0):
@@ -79,28 +79,41 @@ panel). An error in :math:`c^*` enters only at second order.
 the output), so that one compilation serves both; every Bessel function of the main quadrature
 (log-densities, and ℓ/δ) comes from one call of the rolled-loop Bessel core.
 
-**A second mode far in the left tail.** For a < b and d < n_syn, L(c) rises towards
-(b² − a²)/2 far left of the bulk: a small T then comes from a small Y (X near its mode, the
-inner mode w_A = log(1 − d/n) of h_c), whose density near 0 carries e^{−θ²/2}. So
-p_a^α p_b^{1−α} = p_a e^{(α−1)L} can peak a second time there, or only there, and hold most of
-the integral. The main windows' surrogate follows one inner mode (the small X one) and does
-not see it; where d < n_syn it also misses the long left tail (slope d/2) that the small-Y mode
-gives every density of C. Wherever d < n_syn, every window (the tilted row, p_a's for the
-hockey stick, p_b's) comes instead from a surrogate that follows both inner modes (per law,
-log(e^{F_A} + e^{F_B}) of the Laplace surrogates at both; its curvature includes the spread of
-the two slopes), searched from the bulk (:func:`_two_mode_windows`). For Rényi with a < b the
-tilted row is also searched from far left of where law b turns to the small-Y explanation,
-c_b = (n u_b − b²)/(n − d): two distinct modes within e^{−T} of each other share the direct form's nodes (half the panels
-each, the bulk's starting at the far window's upper edge), otherwise the higher one takes them
-all; these windows' panels are no wider than σ = ``TILTED_SIGMA_MAX`` (the surrogate's
-curvature is unreliable at the corner-like far peak) and end at p_b's upper edge at most
-(p_a^α p_b^{1−α} = p_b e^{αL} with L decreasing). Before this, the kernel returned 1.01
-instead of 6.75 at (α, d, n_syn, a, b) = (8, 5, 10, 10, 12), 1.53 instead of 18.50 at α = 32,
-23.10 instead of 23.15 at (2, 2, 10, 2, 8): mostly too small, which an RDP accountant turns
-into too small an ε. Now within 2.2e-11 of the seven references
-(``tests/fixtures/make_release_k1_bimodal.py``: a uniform grid over both modes, converged to
-4e-13, its densities checked against the mpmath K series to 6e-12; two rows also by an
-independent SciPy quadrature in ``tests/test_docs_math.py``); ``docs/math/release.md``.
+**Both inner modes.** A small T comes from a small X (Y near its bulk: the inner mode
+w_B ≈ c − log(d + θ²) of h_c) or, for d < n_syn, from a small Y (X near its mode:
+w_A = log(1 − d/n)), whose density near 0 carries e^{−θ²/2}. The window search's surrogate
+follows both: per law, log(e^{F_A} + e^{F_B}) of the Laplace approximations
+F = h_c(w*) − ½ log(−h_c''(w*)) at the two inner modes, each found by Newton from its own
+guess at every outer step (its curvature includes the spread of the two slopes;
+:func:`_outer_windows`). The width term decides where the two explanations trade places
+(their inner widths differ several-fold, and the tilted row weighs the difference by α):
+without it the far peak of (α, d, n_syn, a, b) = (32, 2, 3, 10, 12) was placed 4.5 to the left
+and its window cut its right flank (1.7e-7 off). Where d ≥ n_syn the small-Y side has no
+maximum (log p_U rises there with slope at least d/2 ≥ n/2, steeper than log p_W can), h_c has
+the one mode w_B, and the surrogate is F_B alone (A's Newton run, on its way to w_B, counted
+it twice: 2.3e-6 off at (32, 2, 1.5, 10, 12)). Where d < n_syn the small-Y mode gives every
+density of C a long left tail of slope d/2, and for a < b, L(c) rises towards (b² − a²)/2
+there, so that p_a^α p_b^{1−α} = p_a e^{(α−1)L} can peak a second time far left of the bulk,
+or only there, and hold most of the integral. For Rényi with a < b the tilted row is therefore
+also searched from far left of where law b turns to the small-Y explanation,
+c_b = (n u_b − b²)/(n − d): two distinct modes within e^{−T} of each other share the direct
+form's nodes (half the panels each, the bulk's starting at the far window's upper edge),
+otherwise the higher one takes them all; the windows' panels are no wider than
+σ = ``TILTED_SIGMA_MAX`` (the surrogate's curvature is unreliable at the corner-like far peak),
+and for a < b the tilted ones end at p_b's upper edge at most (p_a^α p_b^{1−α} = p_b e^{αL}
+with L decreasing). Where d ≥ n_syn the left tail, of slope n_syn/2, comes from a small X.
+The earlier surrogate carried one inner peak from step to step: it did not see the far mode
+(1.01 instead of 6.75 at (α, d, n_syn, a, b) = (8, 5, 10, 10, 12), 1.53 instead of 18.50 at
+α = 32, 23.10 instead of 23.15 at (2, 2, 10, 2, 8): mostly too small, which an RDP accountant
+turns into too small an ε), and its peak could stay on the wrong side, cutting the left tail
+short: 2.891e-4 instead of 3.476e-4 at (19.36, 2.764, 3.837, 9.010, 8.989) (d < n_syn), and
+4.657424e-4 instead of 4.657535e-4 at (3.31325, 3.01029, 1.07414, 10.1299, 10.2551)
+(d > n_syn). Now
+within 2.9e-11 of the ten references of ``tests/fixtures/make_release_k1_bimodal.py`` (a
+uniform grid over both modes, converged to 5e-12, its densities checked against the mpmath
+K series to 6e-12; two rows also by an independent SciPy quadrature in
+``tests/test_docs_math.py``), and within 1e-8 of such a grid at 407 points on both
+sides of d = n_syn (its ``search`` mode); ``docs/math/release.md``.
 
 **Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
 made by ``tests/fixtures/make_release_k1_fixtures.py`` with a Poisson mixture of products of
@@ -162,8 +175,8 @@ from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum, log_ratio_ov
 from fisherrdp._src.divergences.renyi import psi_max, renyi_kernel, renyi_ncx2
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on
 from fisherrdp._src.numerics.roots import bracketed_newton
+from fisherrdp._src.numerics.windows import held_fixed, window_search
 from fisherrdp._src.numerics.windows import newton_peak as _newton_peak
-from fisherrdp._src.numerics.windows import window_search
 from fisherrdp._src.special.bessel import HALF_LOG_2PI, bessel_core, stirling_correction
 
 __all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
@@ -189,8 +202,9 @@ LEVEL_STEPS = 40
 PEAK_STEPS = 24
 EDGE_STEPS = 12
 NESTED_STEPS = 12
-#: Far-left mode of the tilted integrand (:func:`_far_left_window`): the search starts this far
-#: left of where law b turns to the small-Y explanation, with Newton steps capped at this.
+#: Outer windows (:func:`_outer_windows`): the far-left search of the tilted integrand starts
+#: this far left of where law b turns to the small-Y explanation; outer Newton steps are capped
+#: at ``FAR_CAP``; panels are no wider than σ = ``TILTED_SIGMA_MAX``.
 FAR_START_MARGIN = 16.0
 FAR_CAP = 4.0
 TILTED_SIGMA_MAX = 1.0
@@ -305,6 +319,7 @@ def _inner_guess(c, d, n, theta):
     return jnp.clip((c - u0) * tau_u / (tau_u + tau_w), -60.0, 10.0)
 
 
+@held_fixed
 def _inner_windows(c, d, n, theta, drop):
     """Inner windows (peak, σ, lo, hi) of h_c for rows c, theta (shape (B,))."""
 
@@ -315,53 +330,21 @@ def _inner_windows(c, d, n, theta, drop):
     return _window(fn, _inner_guess(c, d, n, theta), drop, 2.0, jnp.zeros(()))
 
 
-def _outer_windows(beta, d, n, a, b, drop):
-    """Outer windows (peak, σ, lo, hi) in c of the tilted p_{C,a}^β p_{C,b}^{1−β}, rows β."""
-    kappa = beta * a + (1.0 - beta) * b
-    root = jnp.sqrt(kappa * kappa + 4.0 * d)
-    r0 = jnp.where(kappa >= 0.0, 0.5 * (kappa + root), 2.0 * d / (root - kappa))
-    c0 = 2.0 * jnp.log(r0)
-    thetas = jnp.stack([a, b])[:, None, None]  # (law, 1, 1)
-    weights = jnp.stack([beta, 1.0 - beta])[:, :, None]  # (law, B, 1)
-
-    def fn(c, w):
-        # w: inner peaks, shape (law, B, 3): nested Newton steps from the previous ones; the
-        # values are those at the last evaluated w (one call site for the Bessel functions).
-        def nested(_, state):
-            w, _ = state
-            value, first, second, (p1, p2, q2) = _inner(w, c[None], d, n, thetas)
-            return _newton_peak(w, first, second, 2.0), (value, second, p1, p2, q2)
-
-        zeros = jnp.zeros_like(w)
-        w, (value, second, p1, p2, q2) = jax.lax.fori_loop(
-            0, NESTED_STEPS, nested, (w, (zeros,) * 5)
-        )
-        concave = second < 0.0
-        f2 = jnp.where(concave, p2 * q2 / jnp.where(concave, second, -1.0), p2)
-        return (
-            jnp.sum(weights * value, 0),
-            jnp.sum(weights * p1, 0),
-            jnp.sum(weights * f2, 0),
-            w,
-        )
-
-    w0 = jnp.stack([_inner_guess(c0, d, n, t) for t in (a, b)])[:, :, None] + jnp.zeros(3, c0.dtype)
-    return _window(fn, c0, drop, 1.0, w0)
-
-
-def _two_mode_windows(alpha, d, n, a, b, drop):
-    """Windows (peak, σ, lo, hi, value at the peak), for d < n, rows (3,): the tilted
+@held_fixed
+def _outer_windows(alpha, d, n, a, b, drop):
+    """Windows (peak, σ, lo, hi, value at the peak), rows (3,): the tilted
     p_{C,a}^α p_{C,b}^{1−α} (α = 1: p_{C,a}) searched from far left of the bulk (row 0) and
     from the bulk (row 1), and p_{C,b} from its bulk (row 2) (module docstring).
 
-    Far left of the bulk a small T comes from a small Y (X near its mode: the inner mode
-    w_A = log(1 − d/n) of h_c), whose density near 0 carries e^{−θ²/2}: every density of C has
-    a tail of slope d/2 there, and for a < b, L(c) rises towards (b² − a²)/2, so that
-    p_a e^{(α−1)L} may peak again. The surrogate here is, per law, log(e^{F_A} + e^{F_B}) of the
-    Laplace surrogates at both inner modes (w_A, and the small-X mode w_B ≈ c − log(d + θ²)),
-    so that it sees both. Row 0 starts ``FAR_START_MARGIN`` left of
-    c_b = (n u_b − b²)/(n − d), u_b = log(d + b²), where law b turns from the small-X to the
-    small-Y explanation, and climbs (steps capped at ``FAR_CAP``) to the nearest mode.
+    The surrogate is, per law, log(e^{F_A} + e^{F_B}) of the Laplace approximations
+    F = h_c(w*) − ½ log(−h_c''(w*)) at both inner modes of h_c: the small-Y one
+    w_A = log(1 − d/n) (X near its mode; for d < n only), and the small-X one
+    w_B ≈ c − log(d + θ²) (Y near its bulk). Its slope and curvature leave out the width
+    term's derivatives (it varies slowly but where the modes trade places). Where d < n, row 0 starts
+    ``FAR_START_MARGIN`` left of c_b = (n u_b − b²)/(n − d), u_b = log(d + b²), where law b
+    turns from the small-X to the small-Y explanation (for a < b, L(c) rises towards
+    (b² − a²)/2 beyond it, so that p_a e^{(α−1)L} may peak again), and climbs (steps capped
+    at ``FAR_CAP``) to the nearest mode; where d ≥ n it starts that margin left of row 1.
     """
     def bulk(beta):
         kappa = beta * a + (1.0 - beta) * b
@@ -370,7 +353,11 @@ def _two_mode_windows(alpha, d, n, a, b, drop):
         return 2.0 * jnp.log(r0)
 
     u_b = jnp.log(d + b * b)
-    far = (n * u_b - b * b) / jnp.maximum(n - d, 1e-3) - FAR_START_MARGIN
+    # d ≥ n: the small-Y explanation never takes over on the left (its tail, of slope d/2, is
+    # the steeper one), and row 0 starts where row 1 does, less the margin.
+    below_bulk = d < n
+    far = jnp.where(below_bulk, (n * u_b - b * b) / jnp.where(below_bulk, n - d, 1.0), jnp.inf)
+    far = far - FAR_START_MARGIN
     starts = jnp.stack([jnp.minimum(far, bulk(alpha) - FAR_START_MARGIN), bulk(alpha),
                         bulk(0.0 * alpha)])
     thetas = jnp.stack([a, b])[:, None, None, None]  # (law, 1, 1, 1)
@@ -397,10 +384,13 @@ def _two_mode_windows(alpha, d, n, a, b, drop):
         )
         concave = second < 0.0
         f2 = jnp.where(concave, p2 * q2 / jnp.where(concave, second, -1.0), p2)
-        # Per law, log(e^{F_A} + e^{F_B}) and its first two derivatives (F_B alone where both
-        # Newton runs reached one peak).
-        same = jnp.abs(w[..., :1] - w[..., 1:]) < 1e-3
-        value = value.at[..., :1].set(jnp.where(same, -jnp.inf, value[..., :1]))
+        # Per law, log(e^{F_A} + e^{F_B}) and its first two derivatives; F_B alone where both
+        # Newton runs reached one peak, and where d ≥ n: h_c has one mode there (module
+        # docstring), and A's run, still on its way to it, would count it twice (up to log 2
+        # per law, times α in the tilted row).
+        single = (jnp.abs(w[..., :1] - w[..., 1:]) < 1e-3) | ~below_bulk
+        value = value - 0.5 * jnp.log(jnp.maximum(-second, MIN_CURVATURE))
+        value = value.at[..., :1].set(jnp.where(single, -jnp.inf, value[..., :1]))
         total = jax.nn.logsumexp(value, -1)
         share = jnp.exp(value - total[..., None])
         first = jnp.sum(share * p1, -1)
@@ -432,6 +422,7 @@ def _drop(dtype) -> float:
     return -math.log(float(jnp.finfo(dtype).eps)) + DROP_MARGIN
 
 
+@held_fixed
 def _w_levels(n, dtype):
     """Points where log p_W has dropped by ``LEVELS`` below its mode w = 0, both sides, and 0.
 
@@ -450,6 +441,7 @@ def _w_levels(n, dtype):
     return jnp.concatenate([-t, jnp.zeros(1, dtype), r])
 
 
+@held_fixed
 def _u_levels(d, thetas):
     """Mode, scale and level points of log p_U, U = log Y, Y ~ χ²_d(θ²), for laws ``thetas`` (K,).
 
@@ -508,7 +500,7 @@ def _inner_nodes(c, d, n, theta, drop, law, union=None, offset=0):
     posterior mean covers both laws' posteriors; their ``law`` should cover both too, see
     :func:`_u_envelope`); one call finds every window (one call site).
     """
-    peak, sigma, lo, hi = jax.lax.stop_gradient(_inner_windows(c, d, n, theta, drop))
+    peak, sigma, lo, hi = _inner_windows(c, d, n, theta, drop)
     if union is not None:
         lo_pair = jnp.minimum(lo, jnp.roll(lo, -offset))
         hi_pair = jnp.maximum(hi, jnp.roll(hi, -offset))
@@ -518,8 +510,8 @@ def _inner_nodes(c, d, n, theta, drop, law, union=None, offset=0):
     pad = jnp.zeros((c.shape[0], INNER_NODES), c.dtype)
     w_g = jnp.concatenate([w_g, pad + peak[:, None]], axis=1)
     wt_g = jnp.concatenate([wt_g, pad], axis=1)
-    mode, u_edges = jax.lax.stop_gradient(law)
-    levels = jax.lax.stop_gradient(_w_levels(n, c.dtype))
+    mode, u_edges = law
+    levels = _w_levels(n, c.dtype)
     w_points = jnp.broadcast_to(levels, (c.shape[0], 2 * len(LEVELS) + 1))
     edges = jnp.sort(jnp.concatenate([w_points, c[:, None] - u_edges], axis=1), axis=1)
     w_l, wt_l = composite_gauss_legendre_on(edges, INNER_NODES)
@@ -554,6 +546,7 @@ def _log_p_at(c, d, n, theta, drop, law):
     return log_pc, slope
 
 
+@held_fixed
 def _crossing(eps, d, n, a, b, lo, hi, start, drop, laws):
     """c* with L(c*) = ε on [lo, hi] (L monotone): Newton on the quadrature L from ``start``,
     safeguarded by bisection (``ROOT_STEPS`` halvings alone would reach 1e-12 of the bracket).
@@ -595,34 +588,28 @@ def _core(x, d, n, a, b, hockey):
     eps = jnp.where(hockey, x, 0.0)
     drop = _drop(x.dtype)
     a_psi = jnp.where(a != b, a, b + 1e-3)
-    # Outer windows: row 0 — tilted p_a^α p_b^{1−α} (Rényi) or p_a (hockey); row 1 — p_b.
-    beta = jnp.stack([jnp.where(hockey, 1.0, alpha), 0.0 * alpha])
-    peak, sigma, lo, hi = jax.lax.stop_gradient(_outer_windows(beta, d, n, a_psi, b, drop))
-    # d < n: every window from the surrogate that follows both inner modes (module docstring);
-    # for Rényi with a < b, the tilted integrand's also from far left of the bulk: two distinct
-    # modes within ``drop`` of each other share the direct form's nodes, else the higher one
-    # takes them all.
-    two_modes = d < n
+    # Outer windows, from the surrogate that follows both inner modes (module docstring):
+    # row 0 — tilted p_a^α p_b^{1−α} (Rényi) or p_a (hockey); row 1 — p_b. For Rényi with
+    # a < b, the tilted integrand's also from far left of the bulk: two distinct modes within
+    # ``drop`` of each other share the direct form's nodes, else the higher one takes them all.
     below = ~hockey & (a < b)
-    peak_t, sigma_t, lo_t, hi_t, top_t = jax.lax.stop_gradient(
-        _two_mode_windows(jnp.where(hockey, 1.0, alpha), d, n, a_psi, b, drop))
+    peaks, sigmas, los, his, tops = _outer_windows(
+        jnp.where(hockey, 1.0, alpha), d, n, a_psi, b, drop)
     # The surrogate's curvature is unreliable at the corner-like far peak (slope d/2 on its
     # left, a steep fall where L leaves its plateau): panels no wider than TILTED_SIGMA_MAX.
-    sigma_t = jnp.minimum(sigma_t, TILTED_SIGMA_MAX)
+    sigmas = jnp.minimum(sigmas, TILTED_SIGMA_MAX)
     # For a < b, p_b^{1−α} p_a^α = p_b e^{αL} with L decreasing, so the tilted integrand has
     # dropped by at least ``drop`` where p_b has, above its mode, and falls on from there.
-    hi_t = hi_t.at[:2].set(jnp.where(below, jnp.minimum(hi_t[:2], hi_t[2]), hi_t[:2]))
-    distinct = hi_t[0] < peak_t[1]
-    bimodal = two_modes & below & distinct & (jnp.abs(top_t[0] - top_t[1]) < drop)
-    pick = jnp.where(below & (top_t[0] > top_t[1]), 0, 1)
+    his = his.at[:2].set(jnp.where(below, jnp.minimum(his[:2], his[2]), his[:2]))
+    distinct = his[0] < peaks[1]
+    bimodal = below & distinct & (jnp.abs(tops[0] - tops[1]) < drop)
+    pick = jnp.where(below & (tops[0] > tops[1]), 0, 1)
     rows = jnp.stack([pick, 2])
-    peak, sigma, lo, hi = (jnp.where(two_modes, v_t[rows], v)
-                           for v_t, v in ((peak_t, peak), (sigma_t, sigma), (lo_t, lo),
-                                          (hi_t, hi)))
+    peak, sigma, lo, hi = peaks[rows], sigmas[rows], los[rows], his[rows]
     lo_u, hi_u = jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
     # Hockey stick: integrate p_a − e^ε p_b from the crossing c* over the side where L > ε.
-    laws = jax.lax.stop_gradient(_u_levels(d, jnp.stack([a_psi, b])))
-    c_star = jax.lax.stop_gradient(_crossing(eps, d, n, a_psi, b, lo_u, hi_u, peak[0], drop, laws))
+    laws = _u_levels(d, jnp.stack([a_psi, b]))
+    c_star = _crossing(eps, d, n, a_psi, b, lo_u, hi_u, peak[0], drop, laws)
     up = a >= b
     extent_h = jnp.where(
         up, jnp.maximum(hi[0], c_star) - c_star, c_star - jnp.minimum(lo[0], c_star)
@@ -643,8 +630,8 @@ def _core(x, d, n, a, b, hockey):
     )
     # The two modes, half of the panels each: the bulk's from the far window's upper edge up.
     half = (OUTER_NODES, OUTER_LINEAR // 2, OUTER_STEP, OUTER_GEO // 2)
-    c_m, w_m = _panels(peak_t[1:], sigma_t[1:], jnp.maximum(lo_t[1:], hi_t[:1]), hi_t[1:], *half)
-    c_f, w_f = _panels(peak_t[:1], sigma_t[:1], lo_t[:1], hi_t[:1], *half)
+    c_m, w_m = _panels(peaks[1:], sigmas[1:], jnp.maximum(los[1:], his[:1]), his[1:], *half)
+    c_f, w_f = _panels(peaks[:1], sigmas[:1], los[:1], his[:1], *half)
     c_split = jnp.concatenate([c_m[0], c_f[0]])
     w_split = jnp.concatenate([w_m[0], w_f[0]])
     c_d = jnp.where(hockey, c_h, jnp.where(bimodal, c_split, c[0]))

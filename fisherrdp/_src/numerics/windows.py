@@ -9,10 +9,27 @@ counts); the Newton iteration is this one.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
+
+
+def held_fixed(fn):
+    """``fn`` with its array arguments held fixed under differentiation (``stop_gradient``).
+
+    For the searches that place a quadrature's windows and nodes: the quadrature is
+    differentiated through its integrand, with the nodes held fixed, so the search needs no
+    derivative. Holding its inputs, not only its outputs, keeps ``jvp`` and ``grad`` from
+    tracing (and XLA from compiling) a tangent through its loops, to be discarded at the end.
+    """
+
+    @functools.wraps(fn)
+    def held(*args):
+        return fn(*(jax.lax.stop_gradient(x) if isinstance(x, jax.Array) else x for x in args))
+
+    return held
 
 
 def newton_peak(x, first, second, cap):
