@@ -143,9 +143,9 @@ monotone convergence to the n_syn = ∞ value, the 1/n_syn law of the gap
 graded rule's 21 panels empty), i.e. about 1.2e5 log-density evaluations per element plus
 window searches: ~0.3 s per element on 2 CPU cores at load 2 (29 elements in 8–9 s);
 compiling the kernel takes 20–25 s there, once per shape and dtype, shared by both public
-functions. The second window search of the tilted integrand (a < b) adds about 10 % to
-both (compile 12.1 s against 10.7 s, and 4.3 s against 3.9 s for 32 points, without the
-compilation cache, 2026-12-04). (The earlier 96-node inner rule without the level layout: 170 ms per element.)
+functions. The window search that follows both inner modes, now the only one, costs what the
+two searches it replaced cost together (compile 13.8–14.6 s against 14.2 s, and 6.1–6.6 s
+against 6.1 s for 32 points, without the compilation cache, 2026-12-04). (The earlier 96-node inner rule without the level layout: 170 ms per element.)
 Not for tight inner loops over millions of points; evaluate many points in one call (the
 compiled kernel is reused for every call of the same shape, for both public functions).
 """
