@@ -27,8 +27,8 @@ its edges where it has dropped by :math:`e^{-T}`, :math:`T = -\log\epsilon + 8`,
 Newton steps on the Laplace surrogate :math:`\log p_C(c) \approx \max_w h_c(w)`,
 :math:`h_c(w) = \log p_U(c-w) + \log p_W(w)`, whose derivatives are exact at the inner maximiser
 :math:`w^*(c)` (:math:`F' = P'(c - w^*)`, :math:`F'' = P''Q''/(P''+Q'')`, variances add);
-:math:`w^*(c)` is found by nested Newton steps, at both inner modes (below). *Inner rules*, two layouts with the same
-number of nodes, chosen per outer node by ``where``:
+:math:`w^*(c)` is found by nested Newton steps, at both inner modes (below). *Inner rules*,
+two layouts with the same number of nodes, chosen per outer node by ``where``:
 
 * at and above the bulk (:math:`c \ge` the mode of :math:`U`; the mode of :math:`W` is 0):
   the peak, scale and :math:`e^{-T}` edges of :math:`h_c` (Newton), for each law separately,
@@ -340,8 +340,8 @@ def _outer_windows(alpha, d, n, a, b, drop):
     F = h_c(w*) − ½ log(−h_c''(w*)) at both inner modes of h_c: the small-Y one
     w_A = log(1 − d/n) (X near its mode; for d < n only), and the small-X one
     w_B ≈ c − log(d + θ²) (Y near its bulk). Its slope and curvature leave out the width
-    term's derivatives (it varies slowly but where the modes trade places). Where d < n, row 0 starts
-    ``FAR_START_MARGIN`` left of c_b = (n u_b − b²)/(n − d), u_b = log(d + b²), where law b
+    term's derivatives (it varies slowly but where the modes trade places). Where d < n, row 0
+    starts ``FAR_START_MARGIN`` left of c_b = (n u_b − b²)/(n − d), u_b = log(d + b²), where law b
     turns from the small-X to the small-Y explanation (for a < b, L(c) rises towards
     (b² − a²)/2 beyond it, so that p_a e^{(α−1)L} may peak again), and climbs (steps capped
     at ``FAR_CAP``) to the nearest mode; where d ≥ n it starts that margin left of row 1.
