@@ -202,6 +202,27 @@ def test_epsilon_inverts_the_profile(example_mechanism):
         assert converted >= exact
 
 
+def test_the_epsilon_search_fills_each_call_and_has_a_cap(monkeypatch):
+    """docs/math/accountant.md: for one δ at n_syn = ∞, 8 calls of the compiled profile (ε = 0
+    and the powers of two, then rounds of 128 ε inside the bracket); a δ that no ε ≤ 2^12 meets
+    is a ValueError naming delta."""
+    calls = []
+    real = synthetic.map_points
+
+    def counting(fn, arrays, **kwargs):
+        calls.append(np.size(arrays[0]))
+        return real(fn, arrays, **kwargs)
+
+    monkeypatch.setattr(synthetic, "map_points", counting)
+    mech = SyntheticReleaseMechanism(100, 1, 1.0, 0.1)  # a fresh memo
+    eps = mech.epsilon(1e-5)
+    assert calls == [14] + [128] * 7
+    assert mech.privacy_profile(eps) <= 1e-5 < mech.privacy_profile(eps * (1.0 - 1e-9))
+    with pytest.raises(ValueError, match="'delta'"):
+        synthetic._invert_profile(lambda e, a, b: np.exp(-e / 1000.0), np.array([1e-5]),
+                                  np.zeros(1), np.zeros(1), points=4)
+
+
 def test_synthetic_release_is_post_processing(example_mechanism):
     mech = example_mechanism
     alphas = np.array([1.1, 2.0, 8.0, 64.0])

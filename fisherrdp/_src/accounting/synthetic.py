@@ -75,6 +75,9 @@ FINITE_CHUNK = 4
 FINITE_SCAN_CHUNK = 32
 #: Relative accuracy of the inversions (ε from δ, σ from a target).
 RTOL = 1e-12
+#: ε(δ) is searched in [0, 2^EPS_MAX_LOG2], for at most INVERT_ROUNDS narrowing rounds.
+EPS_MAX_LOG2 = 12
+INVERT_ROUNDS = 64
 #: calibrate_sigma's search for log σ stays within this of its start (σ within e^±200).
 SIGMA_BRACKET = 200.0
 
@@ -234,18 +237,19 @@ class SyntheticReleaseMechanism:
         return dataclasses.replace(res, a=res.a * self.sigma, b=res.b * self.sigma, method=method)
 
     def _pair_epsilon(self, delta, a, b):
-        """Smallest ε with the pair's profile ≤ δ (bisection on the chunked profile, which
-        shares its compiled kernel with :meth:`privacy_profile`)."""
+        """Smallest ε with the pair's profile ≤ δ (:func:`_invert_profile` on the chunked
+        profile, which shares its compiled kernel with :meth:`privacy_profile`): each round
+        fills one chunk with ε's of every δ's bracket."""
 
-        # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks,
-        # since padding one δ to CHUNK points would cost CHUNK release-law evaluations per step.
+        # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks
+        # (a release-law evaluation costs ~0.1 s a point).
         chunk = CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK
         fn, constants = self._pair_profile, self._constants
 
         def profile(eps, a, b):
             return map_points(fn, [eps, a, b, *constants], chunk=chunk)[0]
 
-        return _invert_profile(profile, delta, a, b)
+        return _invert_profile(profile, delta, a, b, points=max(1, chunk // np.size(delta)))
 
     def _exact_epsilon(self, delta: np.ndarray) -> WorstCase:
         """k = 1: invert the corner pair's profile, then confirm with the supremum profile.
@@ -505,24 +509,46 @@ def _fisher_path_bound(alphas, m, c, gap):
     return np.logaddexp(0.0, log_y) / (alphas - 1.0)
 
 
-def _invert_profile(profile, delta, a, b):
-    """Smallest ε ≥ 0 with profile(ε, a, b) ≤ δ, elementwise, by bisection in ε (vectorised)."""
+def _invert_profile(profile, delta, a, b, *, points):
+    """Smallest ε ≥ 0 with profile(ε, a, b) ≤ δ, elementwise (the profile is non-increasing).
+
+    One call of ``profile`` per round, on ``points`` values of ε per element: first ε = 0 and
+    2^0 … 2^``EPS_MAX_LOG2``, which bracket ε(δ) by a power of two; then, each round,
+    ``points`` equispaced ε inside every bracket, which narrow it to the cell where the
+    profile falls to δ (by a factor ``points + 1``), until it is within ``RTOL`` (at most
+    ``INVERT_ROUNDS`` rounds). Returns the bracket's upper end, where profile ≤ δ was evaluated.
+
+    Raises:
+        ValueError: Where even ε = 2^``EPS_MAX_LOG2`` leaves the profile above δ.
+    """
     delta, a, b = (np.asarray(x, np.float64) for x in np.broadcast_arrays(delta, a, b))
-    lo = np.zeros(delta.shape)
-    hi = np.ones(delta.shape)
-    done = np.asarray(profile(lo, a, b)) <= delta
-    for _ in range(12):  # bracket: ε < 2^12
-        over = ~done & (np.asarray(profile(hi, a, b)) > delta)
-        if not over.any():
-            break
-        lo, hi = np.where(over, hi, lo), np.where(over, 2 * hi, hi)
-    for _ in range(64):
-        mid = 0.5 * (lo + hi)
-        over = np.asarray(profile(mid, a, b)) > delta
-        lo, hi = np.where(over, mid, lo), np.where(over, hi, mid)
+    n = delta.size
+
+    def below(eps):  # (n, m) ε → profile(ε) ≤ δ
+        m = eps.shape[1]
+        values = profile(eps.ravel(), np.repeat(a, m), np.repeat(b, m))
+        return np.asarray(values).reshape(n, m) <= delta[:, None]
+
+    grid = np.concatenate([[0.0], 2.0 ** np.arange(EPS_MAX_LOG2 + 1)])
+    ok = below(np.broadcast_to(grid, (n, grid.size)))
+    if not ok[:, -1].all():
+        raise ValueError(
+            f"argument 'delta': no ε ≤ 2^{EPS_MAX_LOG2} meets delta = "
+            f"{delta[~ok[:, -1]].tolist()} (the release is not (ε, δ)-DP for any such ε)"
+        )
+    first = np.argmax(ok, axis=1)
+    lo, hi = grid[np.maximum(first - 1, 0)], grid[first]
+    steps = np.arange(1, points + 1) / (points + 1)
+    for _ in range(INVERT_ROUNDS):
         if np.all(hi - lo <= RTOL * hi):
-            break
-    return np.where(done, 0.0, hi)
+            return hi
+        eps = lo[:, None] + (hi - lo)[:, None] * steps
+        ok = np.concatenate([below(eps), np.ones((n, 1), bool)], axis=1)
+        first = np.argmax(ok, axis=1)
+        rows = np.arange(n)
+        lo = np.where(first > 0, eps[rows, np.maximum(first - 1, 0)], lo)
+        hi = np.where(first < points, eps[rows, np.minimum(first, points - 1)], hi)
+    raise RuntimeError(f"_invert_profile: not within {RTOL} after {INVERT_ROUNDS} rounds")
 
 
 # ----------------------------------------------------------------------------------------------

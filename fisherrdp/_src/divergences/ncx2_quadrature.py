@@ -42,7 +42,7 @@ _LOG2 = math.log(2.0)
 
 def _bessel(nu, z):
     """R_ν(z) and g(z) = log ₀F₁(; ν + 1; z²/4), by one shared core (one call site to compile)."""
-    return ratio_and_log_0f1(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z)
+    return ratio_and_log_0f1(nu, z, 0.25 * z * z)
 
 
 def _log_shape(u, beta, d, a, b):

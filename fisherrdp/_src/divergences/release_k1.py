@@ -247,7 +247,7 @@ def _q(w, n):
 
 def _bessel(nu, z):
     """Bessel parts at order ν, argument z (one call site for every Bessel evaluation)."""
-    return bessel_core(jnp.broadcast_to(nu, z.shape), z, 0.25 * z * z)
+    return bessel_core(nu, z, 0.25 * z * z)
 
 
 def _log_pu_from(u, d, nc, parts):

@@ -81,6 +81,9 @@ SERIES_MAX_Q = 16.0
 SERIES_TERMS = 30
 #: Steps of the downward recurrence: orders ν < DEBYE_MIN_ORDER start at ν + RECURRENCE_STEPS.
 RECURRENCE_STEPS = 21
+#: The recurrence's excess Π(1 + t_j) − 1 is capped here; beyond, log Π(1 + t_j) is formed
+#: from log x, log Γ and the ratios' product, where it is ≥ 69 and that form loses nothing.
+EXCESS_CAP = 1e30
 
 #: Largest chunk of an eager call (points per compiled call; see ``map_bucketed``).
 BUCKET_CAP = 1 << 16
@@ -148,8 +151,8 @@ def _power_series(v: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.Array]:
     def body(k, carry):
         term, tail, weighted = carry
         kf = k.astype(q.dtype)
-        term = term * (q / ((v + kf) * kf))
-        return term, tail + term, weighted + term / (v + (kf + 1.0))
+        term = term * q * (1.0 / ((v + kf) * kf))
+        return term, tail + term, weighted + term * (1.0 / (v + (kf + 1.0)))
 
     one = jnp.ones_like(q)
     init = (one, jnp.zeros_like(q), one / (v + 1.0))
@@ -231,15 +234,26 @@ def bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
     mu = jnp.where(use_debye, v, v_low + RECURRENCE_STEPS)
     start = _debye(mu, x_a)
 
+    # log ₀F₁ gains Σ_j log(1 + t_j), t_j = R_order x/(2 order) > 0: one log1p of the excess
+    # Π(1 + t_j) − 1, which grows by t + excess·t (positive terms, no cancellation), instead of
+    # a log1p per step, which cost as much as the rest of the loop. Where the excess reaches
+    # EXCESS_CAP (x ≫ order; capped, so that it never overflows), 1 + t_j = x/(2 order R_{order−1})
+    # gives the sum as N log(x/2) − log Π order − log Π R.
     def step(i, carry):  # R_{order−1} = 1/(2 order/x + R_order), order = v_low + j + 1, j = N−1 … 0
-        ratio, product, log1p_sum = carry
+        ratio, product, excess = carry
         order = v_low + (RECURRENCE_STEPS - i).astype(dtype)
-        log1p_sum = log1p_sum + jnp.log1p(ratio * x_a / (2.0 * order))
-        ratio = 1.0 / (2.0 * order / x_a + ratio)
-        return ratio, product * ratio, log1p_sum
+        scaled = 2.0 * order * inv_x
+        t = ratio * x_a * (0.5 / order)
+        excess = jnp.minimum(excess + t + excess * t, EXCESS_CAP)
+        ratio = 1.0 / (scaled + ratio)
+        return ratio, product * ratio, excess
 
+    inv_x = 1.0 / x_a
     init = (start.ratio, jnp.ones_like(x_a), jnp.zeros_like(x_a))
-    ratio, ratio_product, log1p_sum = jax.lax.fori_loop(0, RECURRENCE_STEPS, step, init)
+    ratio, ratio_product, excess = jax.lax.fori_loop(0, RECURRENCE_STEPS, step, init)
+    log_orders = log_gamma(v_low + (RECURRENCE_STEPS + 1.0)) - log_gamma(v_low + 1.0)
+    log_large = RECURRENCE_STEPS * jnp.log(0.5 * x_a) - log_orders - jnp.log(ratio_product)
+    log1p_sum = jnp.where(excess < EXCESS_CAP, jnp.log1p(excess), log_large)
     log_ive = start.log_ive - jnp.log(ratio_product)
     recurrence = BesselParts(log_ive + x_a, log_ive, ratio, start.log_0f1 + log1p_sum)
 
