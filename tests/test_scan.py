@@ -128,10 +128,10 @@ def four_devices(workers):
 # 4.2e-14 relative for fisher (1.2e-14 before the Bessel core's loops were rolled), 9.9e-14 for
 # renyi and 8.0e-14 for release_k1, all far inside the functions' accuracy against mpmath
 # (1.3e-13, 4.7e-12, 4.9e-11). The bounds below are the largest measurements with a factor 2.
-# Since the Bessel core's loops lost their per-element divisions and log1p (2026-12-04): 1.2e-14,
-# 2.6e-13 (renyi 3.4e-3 at α = 1.5, d = 1000, a = 2, b = 1) and 4.3e-14. All multi-device runs
-# share one program: 2 processes x 2 devices and 1 process x 4 devices agree bit for bit (next
-# test).
+# Since the Bessel core's recurrence lost its log1p per step and the quadratures pass one order
+# per point (2026-12-04): 1.2e-14, 2.6e-13 (renyi 3.4e-3 at α = 1.5, d = 1000, a = 2, b = 1) and
+# 4.3e-14. All multi-device runs share one program: 2 processes x 2 devices and 1 process x 4
+# devices agree bit for bit (next test).
 ONE_VS_SEVERAL_DEVICES = {"fisher": 8.5e-14, "renyi": 5.3e-13, "release_k1": 1.6e-13}
 
 

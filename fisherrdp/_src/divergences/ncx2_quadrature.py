@@ -41,7 +41,8 @@ _LOG2 = math.log(2.0)
 
 
 def _bessel(nu, z):
-    """R_ν(z) and g(z) = log ₀F₁(; ν + 1; z²/4), by one shared core (one call site to compile)."""
+    """R_ν(z) and g(z) = log ₀F₁(; ν + 1; z²/4), by one shared core (one call site to compile);
+    ν unbroadcast (one order for every node, as in ``release_k1._bessel``)."""
     return ratio_and_log_0f1(nu, z, 0.25 * z * z)
 
 

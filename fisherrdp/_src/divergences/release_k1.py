@@ -246,7 +246,10 @@ def _q(w, n):
 
 
 def _bessel(nu, z):
-    """Bessel parts at order ν, argument z (one call site for every Bessel evaluation)."""
+    """Bessel parts at order ν, argument z (one call site for every Bessel evaluation).
+
+    ν is one order per point, passed unbroadcast: the core's order-only terms stay at ν's shape
+    (broadcasting it to every node made the release kernel ~20 % slower)."""
     return bessel_core(nu, z, 0.25 * z * z)
 
 

@@ -151,8 +151,8 @@ def _power_series(v: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.Array]:
     def body(k, carry):
         term, tail, weighted = carry
         kf = k.astype(q.dtype)
-        term = term * q * (1.0 / ((v + kf) * kf))
-        return term, tail + term, weighted + term * (1.0 / (v + (kf + 1.0)))
+        term = term * (q / ((v + kf) * kf))
+        return term, tail + term, weighted + term / (v + (kf + 1.0))
 
     one = jnp.ones_like(q)
     init = (one, jnp.zeros_like(q), one / (v + 1.0))
@@ -242,13 +242,12 @@ def bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
     def step(i, carry):  # R_{order−1} = 1/(2 order/x + R_order), order = v_low + j + 1, j = N−1 … 0
         ratio, product, excess = carry
         order = v_low + (RECURRENCE_STEPS - i).astype(dtype)
-        scaled = 2.0 * order * inv_x
-        t = ratio * x_a * (0.5 / order)
+        scaled = 2.0 * order / x_a
+        t = ratio / scaled
         excess = jnp.minimum(excess + t + excess * t, EXCESS_CAP)
         ratio = 1.0 / (scaled + ratio)
         return ratio, product * ratio, excess
 
-    inv_x = 1.0 / x_a
     init = (start.ratio, jnp.ones_like(x_a), jnp.zeros_like(x_a))
     ratio, ratio_product, excess = jax.lax.fori_loop(0, RECURRENCE_STEPS, step, init)
     log_orders = log_gamma(v_low + (RECURRENCE_STEPS + 1.0)) - log_gamma(v_low + 1.0)
