@@ -464,3 +464,63 @@ def test_log_gamma_relative_also_near_its_zeros(dtype):
     assert np.all(got[zero] == 0.0)
     err = np.abs(got[~zero] - t["log_gamma"][~zero]) / np.abs(t["log_gamma"][~zero])
     assert err.max() <= LOG_GAMMA_TOL[dtype], t["x"][~zero][np.argmax(err)]
+
+
+# ----------------------------------------------------------------------------------------------
+# The ratio's distances to its limits (the float32 score of the Fisher information)
+# ----------------------------------------------------------------------------------------------
+#: Orders, and where in each helper's region (from its edge outwards) they are checked.
+DISTANCE_ORDERS = np.array([-0.4, 0.0, 0.3, 1.0, 2.5, 5.0, 9.7, 19.9, 37.0, 60.0])
+HANKEL_FROM_EDGE = np.array([1.0, 1.5, 4.0, 30.0])
+SERIES_FROM_EDGE = np.array([0.999, 0.3, 0.1, 0.02])  # 1: rounding may cross the edge
+#: Against the Bessel core in float64, whose 1 − R and 2(ν+1)R/x − 1 carry its absolute
+#: rounding (~eps64, up to 3e-12 relative at these points, hence the absolute term): measured
+#: float32 1.9e-7 relative (1.6 eps32; the reference's error is far below); float64 within
+#: that absolute term (against mpmath: 2.0e-13 relative, docs/math/bessel.md). Tolerances: 10×
+#: the float32 measurement; float64, 2e-12 relative plus 4 eps64.
+DISTANCE_TOL = {np.float32: 2e-6, np.float64: 2e-12}
+EPS64 = float(np.finfo(np.float64).eps)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_the_ratios_distances_to_its_limits(dtype):
+    """1 − R_ν(x) at large x and 2(ν+1)R_ν(x)/x − 1 at small x, without forming R_ν."""
+    from fisherrdp._src.special.bessel import ratio_complement_large_x, ratio_over_x_deviation
+
+    v = np.repeat(DISTANCE_ORDERS, len(HANKEL_FROM_EDGE))
+    x_large = (2.0 * v * v + 32.0) * np.tile(HANKEL_FROM_EDGE, len(DISTANCE_ORDERS))
+    x_small = 2.0 * np.sqrt((v + 1.0) / 4.0 * np.tile(SERIES_FROM_EDGE, len(DISTANCE_ORDERS)))
+    # Inputs rounded to the dtype first: the reference is taken at the same points.
+    v, x_large, x_small = (np.asarray(np.asarray(a, dtype), np.float64)
+                           for a in (v, x_large, x_small))
+    ratio = np.asarray(special.bessel_ratio(np.concatenate([v, v]),
+                                            np.concatenate([x_large, x_small])))
+    ref_complement = 1.0 - ratio[: v.size]
+    ref_deviation = 2.0 * (v + 1.0) * ratio[v.size:] / x_small - 1.0
+
+    @jax.jit
+    def both(v, x_large, x_small):
+        return (*ratio_complement_large_x(v, x_large),
+                *ratio_over_x_deviation(v, 0.25 * x_small * x_small))
+
+    complement, in_hankel, deviation, in_series = both(
+        *(jnp.asarray(a, dtype) for a in (v, x_large, x_small)))
+    assert complement.dtype == dtype and deviation.dtype == dtype
+    assert np.all(in_hankel) and np.all(in_series)
+    for name, got, ref in (("complement", complement, ref_complement),
+                           ("deviation", deviation, ref_deviation)):
+        err = np.abs(np.asarray(got, np.float64) - ref) / (DISTANCE_TOL[dtype] * np.abs(ref)
+                                                           + 4.0 * EPS64)
+        worst = int(np.argmax(err))
+        assert err[worst] <= 1.0, (name, err[worst], v[worst])
+    # ν = −½: R = tanh x, 1 − R < 1e-27 over the region; the expansion gives 0. Outside the
+    # regions, finite values (taken at the edge, for a where), also where a_k(ν) alone
+    # overflows float32 (ν = 500), and finite derivatives.
+    assert float(ratio_complement_large_x(jnp.asarray(-0.5, dtype), jnp.asarray(32.5, dtype))[0]) == 0.0
+    v_out, x_out = jnp.asarray([500.0, 500.0, 3.0], dtype), jnp.asarray([10.0, 1e7, 5.0], dtype)
+    for fn, arg, inside in ((ratio_complement_large_x, x_out, [False, True, False]),
+                            (ratio_over_x_deviation, x_out**2, [True, False, False])):
+        value, applies = fn(v_out, arg)
+        assert np.array_equal(applies, inside)
+        grads = jax.grad(lambda v, x, fn=fn: jnp.sum(fn(v, x)[0]), argnums=(0, 1))(v_out, arg)
+        assert np.all(np.isfinite(value)) and all(np.all(np.isfinite(g)) for g in grads)

@@ -16,11 +16,12 @@ import math
 import jax
 import jax.numpy as jnp
 
-from fisherrdp._src.core.config import in_wide_dtype
+from fisherrdp._src.core.config import in_wide_dtype, needs_compensation
 from fisherrdp._src.distributions.ncx2.density import logpdf_kernel
+from fisherrdp._src.numerics.cancellation import compensated_sum
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on, gauss_legendre_as
 from fisherrdp._src.numerics.windows import held_fixed, window_search
-from fisherrdp._src.special.bessel import ratio_and_log_0f1
+from fisherrdp._src.special.bessel import ratio_and_log_0f1, ratio_complement_large_x
 
 #: Gauss–Legendre nodes per panel in u = log r.
 NODES = 16
@@ -145,7 +146,19 @@ def log_ratio_over_delta_args(r, d, a, b):
         by_ratio = r * jnp.sum(ws * ratio[: n * Z_NODES].reshape(n, Z_NODES), axis=-1)
         g_a, g_b = g[n * Z_NODES : n * Z_NODES + n], g[n * Z_NODES + n :]
         by_g = (g_a - g_b) / jnp.where(use_ratio, 1.0, delta)
-        return jnp.where(use_ratio, by_ratio, by_g) - 0.5 * (a + b)
+        value = jnp.where(use_ratio, by_ratio, by_g) - 0.5 * (a + b)
+        if not needs_compensation(r.dtype):
+            return value
+        # float32: r R̄ − (a + b)/2 subtracts numbers of size ~a from each other
+        # (docs/math/renyi.md#float32-the-log-likelihood-ratio-at-large-amplitudes): the sum
+        # compensated, and where R_ν → 1 (z large), ((r − a) + (r − b))/2 − r (1 − R)‾ with
+        # Hankel's complement (r − a, r − b exact where r is within a factor 2 of a and b).
+        value = jnp.where(use_ratio, compensated_sum(by_ratio, -0.5 * a, -0.5 * b), value)
+        nu_z = jnp.reshape(nu, (-1, 1)) if jnp.ndim(nu) else nu
+        complement, applies = ratio_complement_large_x(nu_z, z)
+        hankel = use_ratio & jnp.all(applies, axis=-1)
+        by_complement = 0.5 * ((r - a) + (r - b)) - r * jnp.sum(ws * complement, axis=-1)
+        return jnp.where(hankel, by_complement, value)
 
     return args, finish
 

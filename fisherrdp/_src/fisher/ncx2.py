@@ -24,7 +24,10 @@ terms cancel. Both forms and :math:`R_\nu` come from one evaluation of the Besse
 χ² log-density's float32 form (:func:`~fisherrdp._src.distributions.ncx2.density.large_order_logpdf`
 at :math:`y = r^2`, plus :math:`\log r`): inside the two forms (``log_hyp0f1``'s and
 ``log_bessel_ive``'s Debye exponents) terms of size ~d still cancel, which cost eps32·d
-(``docs/howto/float32.md``).
+(``docs/howto/float32.md``); and the score, a difference of numbers near 1 where z is large or
+small, is formed from the distance of R_ν to its limit (Hankel's complement
+``ratio_complement_large_x``, the series ``ratio_over_x_deviation``;
+``docs/math/fisher.md#the-score-in-float32``).
 
 Quadrature. :math:`r` is a 1-Lipschitz function of a standard Gaussian vector, so
 :math:`P(|r - E r| > t) \le 2 e^{-t^2/2}`; with :math:`m = \sqrt{\theta^2 + d - 1/2}` one has
@@ -59,7 +62,11 @@ from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
 from fisherrdp._src.distributions.ncx2.density import SINGLE_DEBYE_MIN_ORDER, large_order_logpdf
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre
-from fisherrdp._src.special.bessel import log_ive_0f1_and_ratio
+from fisherrdp._src.special.bessel import (
+    log_ive_0f1_and_ratio,
+    ratio_complement_large_x,
+    ratio_over_x_deviation,
+)
 
 #: Half-width T of the integration interval [m − T, m + T] in r = √y.
 HALF_WIDTH = 14.0
@@ -140,6 +147,21 @@ def _integrate(d, theta, n):
     z_safe = jnp.where(z > 0, z, 1.0)
     r_over_z = jnp.where(z > 0, ratio / z_safe, 1.0 / d)
     s_over_theta = r * r * r_over_z - 1.0
+    if needs_compensation(d.dtype):
+        # r² R_ν(z)/z is close to 1 where z is large (R_ν → 1, r ≈ θ) and where z is small
+        # (R_ν/z → 1/d, r² ≈ d): there the score's size, ~1/θ resp. ~1/√d, is left to float32's
+        # absolute precision. Both ends take a form without the cancellation
+        # (docs/math/fisher.md#the-score-in-float32). Large z: s/θ = ((r − θ) − r (1 − R_ν))/θ,
+        # with Hankel's complement (r − θ is exact where θ/2 ≤ r ≤ 2θ, Sterbenz). Small z:
+        # s/θ = (r² − d)/d + (r²/d) δ, δ = d R_ν(z)/z − 1 from its series, and
+        # r² − d = θ² − ½ + t (r + m) (m² = θ² + d − ½, t = r − m).
+        complement, hankel = ratio_complement_large_x(nu, z)
+        theta_safe = jnp.where(theta > 0, theta, 1.0)
+        large = ((r - theta) - r * complement) / theta_safe
+        deviation, series = ratio_over_x_deviation(nu, 0.25 * z * z)
+        r2_over_d = r * r / d
+        small = ((theta * theta - 0.5) + t * (r + m)) / d + r2_over_d * deviation
+        s_over_theta = jnp.where(hankel, large, jnp.where(series, small, s_over_theta))
     value = theta * theta * jnp.sum(w * s_over_theta**2) / jnp.sum(w)
     big_m = jnp.max(jnp.where(jac > 0, size, 0.0))
     return value, big_m

@@ -210,6 +210,82 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     return BesselParts(log_i, log_ive, ratio, log_0f1)
 
 
+#: Terms of Hankel's expansion in :func:`ratio_complement_large_x`, and where it is used:
+#: x ≥ 2ν² + 32, where each term is at most ~1/(4k) of the one before.
+HANKEL_TERMS = 12
+HANKEL_MIN_X_SLOPE = 2.0
+HANKEL_MIN_X = 32.0
+#: Terms of the series in :func:`ratio_over_x_deviation`, used where q ≤ (ν + 1)/4 (there each
+#: term is at most 1/(4k) of the one before).
+DEVIATION_TERMS = 10
+
+
+def ratio_complement_large_x(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    r"""1 − R_ν(x) = 1 − I_{ν+1}(x)/I_ν(x) at large x, without forming R_ν.
+
+    .. math::
+
+        1 - R_\nu(x) = \frac{S_\nu - S_{\nu+1}}{S_\nu}, \qquad
+        S_\nu = \sum_{k\ge 0} (-1)^k \frac{a_k(\nu)}{x^k}, \quad
+        a_k(\nu) = \prod_{j=1}^k \frac{4\nu^2 - (2j-1)^2}{8j}
+
+    (Hankel's expansion of I_ν, DLMF 10.40.1; ``docs/math/bessel.md#the-ratios-complement``).
+    The differences a_k(ν) − a_k(ν + 1) are carried by their own recurrence (the leading one is
+    −(ν + ½)), so that no two terms of size ~1 cancel: 1 − R_ν ≈ (ν + ½)/x keeps its relative
+    precision where R_ν → 1 has only its absolute one. Each term is formed as a_k/(−x)^k from
+    the one before (a_k alone overflows float32 at ν ≳ 100).
+
+    Returns:
+      ``(complement, applies)``: ``applies`` where x ≥ 2ν² + 32, where ``HANKEL_TERMS`` terms
+      give the complement to the working precision; elsewhere ``complement`` is the value at
+      x = 2ν² + 32 (finite, with finite derivatives: for a ``where``).
+    """
+    edge = HANKEL_MIN_X_SLOPE * v * v + HANKEL_MIN_X
+    applies = x >= edge
+    y = -1.0 / jnp.where(applies, x, edge)
+    mu, mu_next = 4.0 * v * v, 4.0 * (v + 1.0) ** 2
+    term, term_next = jnp.ones_like(y), jnp.ones_like(y)  # a_k(ν) y^k, a_k(ν + 1) y^k
+    diff = jnp.zeros_like(y)  # (a_k(ν) − a_k(ν + 1)) y^k
+    s_sum, d_sum = jnp.ones_like(y), jnp.zeros_like(y)
+    for k in range(1, HANKEL_TERMS + 1):
+        odd = float((2 * k - 1) ** 2)
+        factor, factor_next = (mu - odd) / (8.0 * k), (mu_next - odd) / (8.0 * k)
+        diff = (diff * factor - term_next * ((v + 0.5) / k)) * y  # factor − factor_next = −(ν + ½)/k
+        term, term_next = term * factor * y, term_next * factor_next * y
+        s_sum, d_sum = s_sum + term, d_sum + diff
+    return d_sum / s_sum, applies
+
+
+def ratio_over_x_deviation(v: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.Array]:
+    r"""2(ν + 1) R_ν(x)/x − 1 at small q = x²/4, without forming R_ν.
+
+    .. math::
+
+        \frac{2(\nu+1) R_\nu(x)}{x} - 1
+        = \frac{{}_0F_1(;\nu+2;q)}{{}_0F_1(;\nu+1;q)} - 1
+        = -\frac{\sum_{k\ge1} q^k / \bigl((k-1)!\,(\nu+1)_{k+1}\bigr)}{{}_0F_1(;\nu+1;q)}
+
+    (the two series differ termwise by :math:`-k q^k/(k!\,(\nu+1)_{k+1})`;
+    ``docs/math/bessel.md#the-ratios-complement``). Every term has one sign, so the deviation
+    (≈ −q/((ν+1)(ν+2))) keeps its relative precision where 2(ν + 1)R_ν/x → 1 has only its
+    absolute one.
+
+    Returns:
+      ``(deviation, applies)``: ``applies`` where q ≤ (ν + 1)/4, where ``DEVIATION_TERMS``
+      terms give it to the working precision; elsewhere ``deviation`` is the value at q = 0.
+    """
+    applies = q <= 0.25 * (v + 1.0)
+    q = jnp.where(applies, q, 0.0)
+    term = q / ((v + 1.0) * (v + 2.0))  # k = 1 of the numerator
+    power = q / (v + 1.0)  # k = 1 of ₀F₁(; ν + 1; q) − 1
+    numerator, tail = term, power
+    for k in range(1, DEVIATION_TERMS):
+        term = term * q / (k * (v + k + 2.0))
+        power = power * q / ((k + 1) * (v + k + 1.0))
+        numerator, tail = numerator + term, tail + power
+    return -numerator / (1.0 + tail), applies
+
+
 def bessel_core(v: jax.Array, x: jax.Array, q: jax.Array) -> BesselParts:
     """log ive, ratio and log ₀F₁(; v+1; q) for v ≥ −½, x ≥ 0, q = x²/4 (all one dtype)."""
     dtype = x.dtype
