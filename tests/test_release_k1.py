@@ -325,6 +325,23 @@ def test_float32_release_row_of_the_float32_table():
     np.testing.assert_allclose(got, ref, rtol=RELEASE_FLOAT32_RTOL)
 
 
+#: Where float32 lost δ (benchmarks/accuracy_scan_float32.py, seed 0, before float32 inputs were
+#: computed in float64): δ = 4.4e-12, 672× the float32 criterion, and two more failing points.
+F32_SMALL_DELTA = [(4.86181265, 489.127752, 61.3280136, 14.3808412, 11.7455244),
+                   (1.46309823, 178.647323, 1.19830631, 19.5867346, 18.3064982),
+                   (4.52164599, 7.63787307, 10.6743383, 22.0972079, 19.8412244)]
+
+
+def test_float32_hockey_stick_is_the_float64_value_rounded():
+    """float32 inputs: the hockey stick is computed in float64 where the device has it (a CPU
+    here; docs/howto/float32.md), so it is the float64 value at the same inputs, rounded once,
+    bit for bit, by the one-point float64 program of this file (no float32 program)."""
+    for point in np.array(F32_SMALL_DELTA, np.float32):
+        got = hockey_stick_release_k1(*(jnp.float32(x) for x in point))
+        assert got.dtype == jnp.float32
+        assert float(got) == float(np.float32(_hockey_at(tuple(map(float, point))))), point
+
+
 @pytest.mark.slow
 def test_infinite_n_syn_is_the_chi_square_divergence():
     """n_syn = inf: all entries (the χ² functions themselves, exactly) and mixed with finite

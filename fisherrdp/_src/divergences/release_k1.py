@@ -159,7 +159,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays
+from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import (
     DIMENSION,
@@ -856,7 +856,8 @@ def hockey_stick_release_k1(
     this returns where ``n_syn`` is ``inf``). One direction only: the privacy profile is the
     maximum over ``(a, b)`` and ``(b, a)``. The optimal set is a half-line in :math:`t` (the
     likelihood ratio is monotone); computed by quadrature from the crossing point (method and
-    measured accuracy: :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with
+    measured accuracy: :mod:`fisherrdp._src.divergences.release_k1`); float32 inputs in float64
+    where the device has it, the result in float32 (``docs/howto/float32.md``). Elementwise with
     broadcasting; works under ``jit`` and ``vmap``. Differentiable in all five arguments, in
     forward and reverse mode, to first order, as :func:`renyi_release_k1`.
 
@@ -883,9 +884,20 @@ def hockey_stick_release_k1(
 
 
 def _dispatch(hockey, x, d, n_syn, a, b):
-    """The jitted kernel; without the n_syn = inf branch (not compiled) when none is inf."""
-    x, d, n, a, b = as_float_arrays(x, d, n_syn, a, b)
-    if any(is_tracer(v) for v in (x, d, n_syn, a, b)):
+    """The jitted kernel; without the n_syn = inf branch (not compiled) when none is inf.
+
+    The hockey stick of float32 inputs is computed in the wide dtype (float64 where the device
+    has it, ``docs/howto/float32.md``): δ = ∫ p_a (1 − e^{ε − L}) is small against P_a(L > ε) as
+    ε grows, and float32's ~eps32·|log p| in L reaches δ multiplied by that ratio.
+    """
+    args = as_float_arrays(x, d, n_syn, a, b)
+    if hockey:
+        return in_wide_dtype(functools.partial(_dispatch_in_dtype, True), *args)
+    return _dispatch_in_dtype(False, *args)
+
+
+def _dispatch_in_dtype(hockey, x, d, n, a, b):
+    if any(is_tracer(v) for v in (x, d, n, a, b)):
         return _release_vec(x, d, n, a, b, jnp.asarray(hockey))
     infinite = n == jnp.inf
     if bool(jnp.all(infinite)):  # the n_syn = inf limit alone
