@@ -210,14 +210,24 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     return BesselParts(log_i, log_ive, ratio, log_0f1)
 
 
-#: Terms of Hankel's expansion in :func:`ratio_complement_large_x`, and where it is used:
-#: x ≥ 2ν² + 32, where each term is at most ~1/(4k) of the one before.
-HANKEL_TERMS = 12
+#: Where Hankel's expansion in :func:`ratio_complement_large_x` is used: x ≥ 2ν² + 32. There
+#: the k-th term is below max((1/4)^k / k!, k!/64^k) of the first (the ν² and the (2k − 1)² parts
+#: of its factor); the series of :func:`ratio_over_x_deviation` (q ≤ (ν + 1)/4), below
+#: (1/4)^k / k!.
 HANKEL_MIN_X_SLOPE = 2.0
 HANKEL_MIN_X = 32.0
-#: Terms of the series in :func:`ratio_over_x_deviation`, used where q ≤ (ν + 1)/4 (there each
-#: term is at most 1/(4k) of the one before).
-DEVIATION_TERMS = 10
+#: At most this many terms (float64 reaches its eps by then).
+DISTANCE_MAX_TERMS = 20
+
+
+def distance_terms(dtype) -> int:
+    """Terms of :func:`ratio_complement_large_x` and :func:`ratio_over_x_deviation` for
+    ``dtype``: the first k whose bound above is below eps/16 (8 for float32, 20 for float64)."""
+    eps = float(jnp.finfo(dtype).eps)
+    for k in range(1, DISTANCE_MAX_TERMS):
+        if max(0.25**k / math.factorial(k), math.factorial(k) / 64.0**k) <= eps / 16.0:
+            return k
+    return DISTANCE_MAX_TERMS
 
 
 def ratio_complement_large_x(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -232,27 +242,36 @@ def ratio_complement_large_x(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax
     (Hankel's expansion of I_ν, DLMF 10.40.1; ``docs/math/bessel.md#the-ratios-complement``).
     The differences a_k(ν) − a_k(ν + 1) are carried by their own recurrence (the leading one is
     −(ν + ½)), so that no two terms of size ~1 cancel: 1 − R_ν ≈ (ν + ½)/x keeps its relative
-    precision where R_ν → 1 has only its absolute one. Each term is formed as a_k/(−x)^k from
-    the one before (a_k alone overflows float32 at ν ≳ 100).
+    precision where R_ν → 1 has only its absolute one. Both sums are polynomials in
+    t = (2ν² + 32)/x ∈ (0, 1], with coefficients a_k/(−2ν² − 32)^k formed once per order (a_k
+    alone overflows float32 at ν ≳ 100), evaluated by Horner's rule.
 
     Returns:
-      ``(complement, applies)``: ``applies`` where x ≥ 2ν² + 32, where ``HANKEL_TERMS`` terms
-      give the complement to the working precision; elsewhere ``complement`` is the value at
-      x = 2ν² + 32 (finite, with finite derivatives: for a ``where``).
+      ``(complement, applies)``: ``applies`` where x ≥ 2ν² + 32, where
+      :func:`distance_terms` terms give the complement to the working precision; elsewhere
+      ``complement`` is the value at x = 2ν² + 32 (finite, with finite derivatives: for a
+      ``where``).
     """
     edge = HANKEL_MIN_X_SLOPE * v * v + HANKEL_MIN_X
     applies = x >= edge
-    y = -1.0 / jnp.where(applies, x, edge)
+    t = edge / jnp.where(applies, x, edge)  # in (0, 1]
+    # Coefficients in t = edge/x, per order (once per point where v is one per point, as in the
+    # quadratures): a_k(ν)/(−edge)^k and the differences', bounded by the first's bound above.
     mu, mu_next = 4.0 * v * v, 4.0 * (v + 1.0) ** 2
-    term, term_next = jnp.ones_like(y), jnp.ones_like(y)  # a_k(ν) y^k, a_k(ν + 1) y^k
-    diff = jnp.zeros_like(y)  # (a_k(ν) − a_k(ν + 1)) y^k
-    s_sum, d_sum = jnp.ones_like(y), jnp.zeros_like(y)
-    for k in range(1, HANKEL_TERMS + 1):
+    step = -1.0 / edge
+    a, a_next, diff = jnp.ones_like(v), jnp.ones_like(v), jnp.zeros_like(v)
+    a_coef, diff_coef = [a], [diff]
+    for k in range(1, distance_terms(t.dtype) + 1):
         odd = float((2 * k - 1) ** 2)
         factor, factor_next = (mu - odd) / (8.0 * k), (mu_next - odd) / (8.0 * k)
-        diff = (diff * factor - term_next * ((v + 0.5) / k)) * y  # factor − factor_next = −(ν + ½)/k
-        term, term_next = term * factor * y, term_next * factor_next * y
-        s_sum, d_sum = s_sum + term, d_sum + diff
+        # factor − factor_next = −(ν + ½)/k
+        diff = (diff * factor - a_next * ((v + 0.5) / k)) * step
+        a, a_next = a * factor * step, a_next * factor_next * step
+        a_coef.append(a)
+        diff_coef.append(diff)
+    s_sum, d_sum = jnp.zeros_like(t), jnp.zeros_like(t)
+    for a_k, diff_k in zip(a_coef[::-1], diff_coef[::-1]):  # Horner in t, coefficients per order
+        s_sum, d_sum = s_sum * t + a_k, d_sum * t + diff_k
     return d_sum / s_sum, applies
 
 
@@ -271,15 +290,15 @@ def ratio_over_x_deviation(v: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.A
     absolute one.
 
     Returns:
-      ``(deviation, applies)``: ``applies`` where q ≤ (ν + 1)/4, where ``DEVIATION_TERMS``
-      terms give it to the working precision; elsewhere ``deviation`` is the value at q = 0.
+      ``(deviation, applies)``: ``applies`` where q ≤ (ν + 1)/4, where
+      :func:`distance_terms` terms give it to the working precision; elsewhere ``deviation`` is the value at q = 0.
     """
     applies = q <= 0.25 * (v + 1.0)
     q = jnp.where(applies, q, 0.0)
     term = q / ((v + 1.0) * (v + 2.0))  # k = 1 of the numerator
     power = q / (v + 1.0)  # k = 1 of ₀F₁(; ν + 1; q) − 1
     numerator, tail = term, power
-    for k in range(1, DEVIATION_TERMS):
+    for k in range(1, distance_terms(q.dtype)):
         term = term * q / (k * (v + k + 2.0))
         power = power * q / ((k + 1) * (v + k + 1.0))
         numerator, tail = numerator + term, tail + power
