@@ -222,7 +222,7 @@ DISTANCE_MAX_TERMS = 20
 
 def distance_terms(dtype) -> int:
     """Terms of :func:`ratio_complement_large_x` and :func:`ratio_over_x_deviation` for
-    ``dtype``: the first k whose bound above is below eps/16 (8 for float32, 20 for float64)."""
+    ``dtype``: the first k whose bound above is below eps/16 (8 for float32, 19 for float64)."""
     eps = float(jnp.finfo(dtype).eps)
     for k in range(1, DISTANCE_MAX_TERMS):
         if max(0.25**k / math.factorial(k), math.factorial(k) / 64.0**k) <= eps / 16.0:
@@ -291,7 +291,8 @@ def ratio_over_x_deviation(v: jax.Array, q: jax.Array) -> tuple[jax.Array, jax.A
 
     Returns:
       ``(deviation, applies)``: ``applies`` where q ≤ (ν + 1)/4, where
-      :func:`distance_terms` terms give it to the working precision; elsewhere ``deviation`` is the value at q = 0.
+      :func:`distance_terms` terms give it to the working precision; elsewhere ``deviation``
+      is the value at q = 0.
     """
     applies = q <= 0.25 * (v + 1.0)
     q = jnp.where(applies, q, 0.0)
