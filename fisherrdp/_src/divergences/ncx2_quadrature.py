@@ -146,14 +146,14 @@ def log_ratio_over_delta_args(r, d, a, b):
         by_ratio = r * jnp.sum(ws * ratio[: n * Z_NODES].reshape(n, Z_NODES), axis=-1)
         g_a, g_b = g[n * Z_NODES : n * Z_NODES + n], g[n * Z_NODES + n :]
         by_g = (g_a - g_b) / jnp.where(use_ratio, 1.0, delta)
-        value = jnp.where(use_ratio, by_ratio, by_g) - 0.5 * (a + b)
+        mean = jnp.where(use_ratio, by_ratio, by_g)
         if not needs_compensation(r.dtype):
-            return value
+            return mean - 0.5 * (a + b)
         # float32: r R̄ − (a + b)/2 subtracts numbers of size ~a from each other
         # (docs/math/renyi.md#float32-the-log-likelihood-ratio-at-large-amplitudes): the sum
         # compensated, and where R_ν → 1 (z large), ((r − a) + (r − b))/2 − r (1 − R)‾ with
         # Hankel's complement (r − a, r − b exact where r is within a factor 2 of a and b).
-        value = jnp.where(use_ratio, compensated_sum(by_ratio, -0.5 * a, -0.5 * b), value)
+        value = compensated_sum(mean, -0.5 * a, -0.5 * b)
         nu_z = jnp.reshape(nu, (-1, 1)) if jnp.ndim(nu) else nu
         complement, applies = ratio_complement_large_x(nu_z, z)
         hankel = use_ratio & jnp.all(applies, axis=-1)
