@@ -40,8 +40,9 @@
 # bench_scan_full_float32.json (bench_scan_small_*.json with --small), fixture_check.py (the
 # fixtures step's script) and fixtures_gpu_vs_cpu.json.
 #
-# Environment: OUT, VENV, PYTHON (interpreter for a new venv), JAX_VERSION, SKIP_INSTALL=1
-# (use $VENV or the current python as is), STEPS (comma list of the steps above, default all),
+# Environment: OUT, VENV, PYTHON (interpreter for a new venv; with SKIP_INSTALL=1 and no $VENV, the
+# interpreter used as is, default python3), JAX_VERSION, SKIP_INSTALL=1 (use $VENV or $PYTHON as is:
+# on a machine with no package index, its own jax, the rest as wheels on PYTHONPATH), STEPS (comma list of the steps above, default all),
 # DEVICE_CHECK_TOTAL_S, DEVICE_CHECK_SMALL=1 (as --small), DEVICE_CHECK_COMPILE_CACHE=DIR
 # (bench_scan.py --compile-cache DIR: compile times are then cache loads; default: cold).
 # Exit status: 0 if every step that ran passed, else 1.
@@ -68,6 +69,10 @@ mkdir -p "$OUT_DIR"
 rm -f "$OUT_DIR"/{device_check.json,steps.tsv,versions.txt,versions.json,nvidia-smi.txt} \
   "$OUT_DIR"/bench_scan_{full,small}_float{64,32}.json "$OUT_DIR/fixtures_gpu_vs_cpu.json"
 exec > >(tee -a "$OUT_DIR/device_check.log") 2>&1
+
+# Each step is its own process (bench_scan.py's workers too), one after the other: none holds
+# the GPU's memory from the start (JAX would take 75 % of it in the first process to touch it).
+export XLA_PYTHON_CLIENT_PREALLOCATE=${XLA_PYTHON_CLIENT_PREALLOCATE:-false}
 
 FAILED=()
 elapsed() { echo $(( $(date +%s) - START )); }
@@ -100,7 +105,7 @@ PY=python3
 if [[ -x "$VENV/bin/python" ]]; then
   PY="$VENV/bin/python"
 elif [[ "${SKIP_INSTALL:-0}" == 1 ]]; then
-  PY=$(command -v python || command -v python3)
+  PY=${PYTHON:-$(command -v python3 || command -v python)}
 fi
 if want install && [[ "${SKIP_INSTALL:-0}" != 1 ]]; then
   step "install"
@@ -160,7 +165,9 @@ import _common
 env = _common.environment()
 print("python", env["python"], "| jax", env["jax_version"], "| fisherrdp", env["fisherrdp_version"])
 env["packages"] = {}
-for name in ("jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt", "nvidia-cublas-cu12", "nvidia-cudnn-cu12"):
+for name in ("jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt", "jax-cuda13-plugin", "jax-cuda13-pjrt",
+             "nvidia-cublas-cu12", "nvidia-cudnn-cu12", "nvidia-cublas", "nvidia-cudnn-cu13", "numpy",
+             "equinox", "optax", "zarr"):
     try:
         env["packages"][name] = md.version(name)
         print(f"  {name} {env['packages'][name]}")

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fisherrdp._src.divergences.release_k1 import _release_logpdf
+from fisherrdp._src.divergences.release_k1 import _bessel, _log_pu_from, _release_logpdf
 from fisherrdp.divergences import (
     hockey_stick_ncx2,
     hockey_stick_release_k1,
@@ -323,6 +323,22 @@ def test_float32_release_row_of_the_float32_table():
     assert np.all(np.isfinite(got)), got
     ref = np.array([_renyi_at(tuple(map(float, p))) for p in points])
     np.testing.assert_allclose(got, ref, rtol=RELEASE_FLOAT32_RTOL)
+
+
+def test_log_density_of_log_y_where_exp_u_underflows():
+    """log p_U(u), U = log Y, at d = 1 in float32 where e^u underflows (u < −103, where the level
+    layout's nodes go at d = 1): finite and the float64 value, op by op (eagerly: no compiler
+    between log and exp). Inside jit, jax 0.10's XLA simplified log(exp(u)) to u and hid that
+    log y was −inf there; jax 0.11's does not, and renyi_release_k1 in float32 was NaN at d = 1
+    on CPU and on an H200 until u was passed as log y."""
+    u64 = np.array([-110.0, -150.0, -300.0])
+    got, ref = [], []
+    for dtype, out in ((jnp.float32, got), (jnp.float64, ref)):
+        u, d, nc = jnp.asarray(u64, dtype), jnp.asarray(1.0, dtype), jnp.asarray(2.25, dtype)
+        assert dtype == jnp.float64 or float(jnp.exp(u).max()) == 0.0  # the case under test
+        parts = _bessel(0.5 * d - 1.0, jnp.sqrt(nc * jnp.exp(u)))
+        out.append(np.asarray(_log_pu_from(u, d, nc, parts), np.float64))
+    np.testing.assert_allclose(got[0], ref[0], rtol=2e-7)
 
 
 #: Where float32 lost δ (benchmarks/accuracy_scan_float32.py, seed 0, before float32 inputs were

@@ -260,9 +260,10 @@ def _log_pu_from(u, d, nc, parts):
     (₀F₁ form for z ≤ max(30, d/2), Bessel form above), from one shared Bessel evaluation.
     Far in the right tail, where y = e^u or y/θ² overflows (float32: from u ≈ 88, reached by
     the level layout's nodes at n_syn ≈ 1), it is −inf (the density is e^{−y/2} there); such
-    nodes are evaluated at u = 0 (double ``where``: inf − inf and 0·inf would give NaN). y is
-    formed as exp(u) of the guarded u, so that XLA still simplifies log(y) to u (the χ²
-    log-density stays finite where e^u underflows, e.g. d = 1).
+    nodes are evaluated at u = 0 (double ``where``: inf − inf and 0·inf would give NaN). log y
+    is u, passed as such: where e^u underflows (float32 from u ≈ −103, reached at d = 1) the
+    χ² log-density stays finite. (An earlier form relied on XLA simplifying log(exp(u)) to u;
+    jax 0.11's XLA does not, and float32 at d = 1 came out NaN on CPU and GPU.)
     """
     half = 0.5 * d
     z = jnp.sqrt(nc * jnp.exp(u))
@@ -271,7 +272,7 @@ def _log_pu_from(u, d, nc, parts):
     tail = jnp.isinf(jnp.exp(u) / ncb)
     u = jnp.where(tail, 0.0, u)
     y = jnp.exp(u)
-    series = central_logpdf(y, half) - 0.5 * nc + parts.log_0f1
+    series = central_logpdf(y, half, log_x=u) - 0.5 * nc + parts.log_0f1
     diff = jnp.sqrt(y) - jnp.sqrt(ncb)
     bessel = -_LOG2 - 0.5 * diff * diff + 0.5 * (half - 1.0) * jnp.log(y / ncb) + parts.log_ive
     return jnp.where(tail, -jnp.inf, u + jnp.where(use_series, series, bessel))

@@ -116,9 +116,14 @@ LOG2 = math.log(2.0)
 BUCKET_CAP = 1 << 16
 
 
-def central_logpdf(x: jax.Array, a: jax.Array) -> jax.Array:
-    """log of the χ²_{2a} density at x > 0 (x must already be positive)."""
-    naive = (a - 1.0) * jnp.log(x) - 0.5 * x - a * LOG2 - log_gamma(a)
+def central_logpdf(x: jax.Array, a: jax.Array, *, log_x: jax.Array | None = None) -> jax.Array:
+    """log of the χ²_{2a} density at x > 0 (x must already be positive).
+
+    ``log_x``, where the caller has it (x = exp(u)), is used for log x below a = 20 (the
+    Stirling branch forms log(x/(2a)) itself): where exp(u) underflows, log x is then u and not
+    −inf (float32 from u ≈ −103, which the k = 1 release reaches at d = 1)."""
+    log_x = jnp.log(x) if log_x is None else log_x
+    naive = (a - 1.0) * log_x - 0.5 * x - a * LOG2 - log_gamma(a)
     large = a >= STIRLING_MIN_A
     a_s = jnp.where(large, a, STIRLING_MIN_A)
     t = x / (2.0 * a_s)
