@@ -9,9 +9,28 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.benchmarks import load_benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 QUANTITIES = ("fisher", "renyi", "hockey_stick", "release_k1")
+
+
+def test_the_h200_table_is_the_measurement():
+    """docs/howto/accelerators.md's H200 table is what the committed summary of that run renders
+    (no re-typing); the run was on a GPU at full sizes, every step passed, the fixtures agreed
+    with the CPU, and the summary fails it for the one nonfinite result it found (release_k1 in
+    float32 at d = 1, fixed since: tests/test_release_k1.py)."""
+    summary_module = load_benchmark("device_check_summary")
+    s = json.loads((ROOT / "tests" / "fixtures" / "device_check_h200.json").read_text())
+    page = Path(summary_module.DOCS_PAGE).read_text()
+    block = page.split(summary_module.BEGIN)[1].split(summary_module.END)[0].strip()
+    assert block == summary_module.docs_table(s).strip(), (
+        "run: python benchmarks/device_check_summary.py - --docs "
+        "tests/fixtures/device_check_h200.json")
+    assert s["device_platform"] == "gpu" and s["sizes"] == "full" and not s["rehearsal"]
+    assert all(step["status"] in ("passed", "not run") for step in s["steps"].values())
+    assert all(q["device_vs_cpu"]["passed"] for q in s["quantities"].values())
+    assert s["nonfinite"] == ["release_k1 float32: 512 of 3584 points"] and not s["passed"]
 
 
 @pytest.mark.slow  # ~1.5 min with the suite's compilation cache warm, ~4.5 min cold (2 cores)
