@@ -231,15 +231,14 @@ def docs_table(s: dict) -> str:
     env = s.get("environment") or {}
     packages = env.get("packages", {})
     cuda = next((f"{k} {v}" for k, v in packages.items() if "plugin" in k), "no CUDA plugin")
-    lines = [
-        f"{s['device']} ({', '.join(env.get('device_kinds', []))}), jax {env.get('jax_version')}, "
-        f"{cuda}, python {env.get('python')}; {s['sizes']} sizes, whole check "
-        f"{_num(s['seconds'], '.0f')} s, compile cache: {s['compile_cache'] or 'none (cold)'}.",
-        "",
-        "| quantity | dtype | points | points/s | float32/float64 | compile s | device peak MiB "
-        "| nonfinite | device vs CPU, max rel (fixtures) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    kinds = ", ".join(env.get("device_kinds", []))
+    cache = s["compile_cache"] or "none (cold)"
+    head = ("| quantity | dtype | points | points/s | float32/float64 | compile s "
+            "| device peak MiB | nonfinite | device vs CPU, max rel (fixtures) |")
+    intro = (f"{s['device']} ({kinds}), jax {env.get('jax_version')}, {cuda}, python "
+             f"{env.get('python')}; {s['sizes']} sizes, whole check "
+             f"{_num(s['seconds'], '.0f')} s, compile cache: {cache}.")
+    lines = [intro, "", head, "|---" * head.count(" | ") + "|---|"]
     for name, q in s["quantities"].items():
         diff = q.get("device_vs_cpu", {}).get("max_rel")
         for dtype in BENCH_DTYPES.values():
