@@ -42,7 +42,11 @@ def _k_fisher_quadratic(d, theta):
     theta = jnp.where(huge, 1.0, theta)
     theta_sq = theta**2
     a = theta_sq + 0.5 * (d - 3.0)
-    root = jnp.hypot(a, 2.0 * theta)
+    # At a = θ = 0 (d = 3, θ = 0) the root is 0, and hypot's derivative there 0/0: NaN in
+    # jax ≥ 0.11 (0.5 by jax 0.10's convention), which reverse mode would carry through the
+    # where below. Double where: hypot sees a safe point there; the bound's gradient is 0.
+    origin = (a == 0) & (theta == 0)
+    root = jnp.where(origin, 0.0, jnp.hypot(jnp.where(origin, 1.0, a), 2.0 * theta))
     nonneg = a >= 0
     denominator = root + a
     denominator_safe = jnp.where(nonneg & (denominator > 0), denominator, 1.0)
