@@ -69,6 +69,22 @@ def write_json(path: str | None, results: dict, *, quiet: bool = False, announce
         print(f"wrote {path}")
 
 
+def read_block(path: str, begin: str, end: str) -> str:
+    """The text of the page ``path`` between the markers ``begin`` and ``end``, stripped."""
+    with open(path) as fh:
+        return fh.read().split(begin)[1].split(end)[0].strip()
+
+
+def write_block(path: str, begin: str, end: str, text: str) -> None:
+    """Replace what the page ``path`` holds between the markers ``begin`` and ``end`` (a table
+    generated from a measurement) by ``text``."""
+    with open(path) as fh:
+        before, rest = fh.read().split(begin)
+    _, after = rest.split(end)
+    with open(path, "w") as fh:
+        fh.write(before + begin + "\n" + text + "\n" + end + after)
+
+
 def cpu_count() -> int:
     """CPU cores this process may run on (the affinity mask where the OS has one)."""
     try:

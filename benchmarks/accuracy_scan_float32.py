@@ -48,7 +48,9 @@ import numpy as np
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import _common  # noqa: E402
 import jax  # noqa: E402
 
 import fisherrdp  # noqa: E402,F401  (turns on x64)
@@ -368,12 +370,7 @@ def write_docs(json_path: str) -> None:
     """Rewrite the table of ``docs/howto/float32.md`` from the measurement ``json_path``."""
     with open(json_path) as fh:
         measurement = json.load(fh)
-    with open(DOCS_PAGE) as fh:
-        page = fh.read()
-    before, rest = page.split(BEGIN)
-    _, after = rest.split(END)
-    with open(DOCS_PAGE, "w") as fh:
-        fh.write(before + BEGIN + "\n" + docs_table(measurement) + "\n" + END + after)
+    _common.write_block(DOCS_PAGE, BEGIN, END, docs_table(measurement))
 
 
 def main(argv=None) -> list[dict]:

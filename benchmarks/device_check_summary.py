@@ -257,13 +257,7 @@ def docs_table(s: dict) -> str:
 
 def write_docs(json_path: str) -> None:
     """Rewrite the table of ``docs/howto/accelerators.md`` from the summary ``json_path``."""
-    summary = _load(json_path)
-    with open(DOCS_PAGE) as fh:
-        page = fh.read()
-    before, rest = page.split(BEGIN)
-    _, after = rest.split(END)
-    with open(DOCS_PAGE, "w") as fh:
-        fh.write(before + BEGIN + "\n" + docs_table(summary) + "\n" + END + after)
+    _common.write_block(DOCS_PAGE, BEGIN, END, docs_table(_load(json_path)))
 
 
 def main(argv: Sequence[str] | None = None) -> dict | None:

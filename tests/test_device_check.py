@@ -22,8 +22,8 @@ def test_the_h200_table_is_the_measurement():
     float32 at d = 1, fixed since: tests/test_release_k1.py)."""
     summary_module = load_benchmark("device_check_summary")
     s = json.loads((ROOT / "tests" / "fixtures" / "device_check_h200.json").read_text())
-    page = Path(summary_module.DOCS_PAGE).read_text()
-    block = page.split(summary_module.BEGIN)[1].split(summary_module.END)[0].strip()
+    block = load_benchmark("_common").read_block(
+        summary_module.DOCS_PAGE, summary_module.BEGIN, summary_module.END)
     assert block == summary_module.docs_table(s).strip(), (
         "run: python benchmarks/device_check_summary.py - --docs "
         "tests/fixtures/device_check_h200.json")

@@ -130,8 +130,7 @@ def test_the_float32_table_is_the_measurement():
     bench = load_benchmark("accuracy_scan_float32")
     fixture = Path(__file__).resolve().parent / "fixtures" / "float32.json"
     measurement = json.loads(fixture.read_text())
-    page = Path(bench.DOCS_PAGE).read_text()
-    block = page.split(bench.BEGIN)[1].split(bench.END)[0].strip()
+    block = load_benchmark("_common").read_block(bench.DOCS_PAGE, bench.BEGIN, bench.END)
     assert block == bench.docs_table(measurement).strip(), (
         "run: python benchmarks/accuracy_scan_float32.py --docs tests/fixtures/float32.json")
     measured = {row["quantity"] for row in measurement["rows"]}
