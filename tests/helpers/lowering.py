@@ -14,7 +14,8 @@ Tracing is the cost (lowering a traced program to StableHLO is a tenth of it), s
 are traced as few times as the matrix allows, in two exports: one function of every program's
 float32 inputs returning all their values, exported once for both platforms
 (``platforms=("cuda", "tpu")`` lowers one module with a branch per platform: shared tracing,
-platform-specific lowering rules each), and one function of every program's float64 inputs
+platform-specific lowering rules each; traced as a TPU runs it, ``as_on_a_tpu``), and one
+function of every program's float64 inputs
 returning all their values and gradients, for ``cuda``. Each is kept on disk by
 :func:`fisherrdp._src.core.engine.stored_export` (keyed by fisherrdp's source, this file's and
 the JAX version): a run after a change of either traces again.
@@ -25,6 +26,7 @@ should (a float32 program that computes in float64), and why; ``table()`` render
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import pathlib
@@ -33,6 +35,7 @@ from collections.abc import Callable
 import jax
 import numpy as np
 
+from fisherrdp._src.core.config import as_on_a_tpu
 from fisherrdp._src.core.engine import stored_export
 from fisherrdp._src.scan.registry import resolve
 
@@ -167,8 +170,12 @@ def lowered(progs: list[Program], keys: tuple[str, ...]) -> list[list]:
     specs = [s for p in progs for s in p.specs(dtype)]
     name = "lowering_" + "_".join(keys)
     identity = (LOWERING_SOURCE, keys, tuple(p.name for p in progs))
-    exported = stored_export(jax.jit(everything), specs, identity, name=name,
-                             platforms=platforms)
+    # For a TPU, the program a TPU runs: float32 throughout (wide_dtype is float32 there). On
+    # a GPU the few wide steps of float32 programs run in float64, which the float64 column
+    # lowers for cuda.
+    with as_on_a_tpu() if "tpu" in platforms else contextlib.nullcontext():
+        exported = stored_export(jax.jit(everything), specs, identity, name=name,
+                                 platforms=platforms)
     assert tuple(exported.platforms) == platforms
     return jax.tree_util.tree_unflatten(exported.out_tree, exported.out_avals)
 
@@ -201,7 +208,11 @@ def table() -> str:
         "(∂: `jax.grad` of the sum of the first output in the first real parameter.) Float64",
         "is not lowered for TPUs (they compute in float32; `jax.export` would lower it). The",
         f"matrix is {len(EXPORTS)} exports: one module for both platforms in float32, one for",
-        "values and gradients in float64.",
+        "values and gradients in float64. The float32 module is traced as a TPU runs it",
+        "(`fisherrdp._src.core.config.as_on_a_tpu`: the few steps that compute float32 inputs in",
+        "float64 where the device has it, e.g. the Rényi quadrature's node placement, stay in",
+        "float32; only scalar constants are float64, converted); on a GPU those steps run in",
+        "float64, which the float64 module lowers for cuda.",
         "",
         "Everything lowers, and a float32 program returns float32, except:",
         "",

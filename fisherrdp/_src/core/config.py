@@ -37,6 +37,8 @@ two writes, or when an unbounded JAX cache used the same directory; the import r
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import pathlib
 import time
@@ -189,18 +191,45 @@ def needs_compensation(dtype) -> bool:
     return np.dtype(dtype).itemsize < 8
 
 
+_AS_ON_A_TPU = contextvars.ContextVar("fisherrdp_as_on_a_tpu", default=False)
+
+
 def wide_dtype(dtype) -> np.dtype:
     """The dtype of the few steps that float32 cannot carry: float64 for float32 ``dtype`` when
     ``jax_enable_x64`` is on and the default backend is not a TPU (TPUs have no float64
-    hardware), else ``dtype``.
+    hardware), else ``dtype`` (also inside :func:`as_on_a_tpu`).
 
     For float32 inputs, a kernel may compute a small, cancellation-prone part (a search that
     places quadrature nodes, say) in this dtype and cast the result back.
     """
     dtype = np.dtype(dtype)
-    if dtype == np.float32 and jax.config.jax_enable_x64 and jax.default_backend() != "tpu":
+    if (dtype == np.float32 and jax.config.jax_enable_x64 and jax.default_backend() != "tpu"
+            and not _AS_ON_A_TPU.get()):
         return np.dtype(np.float64)
     return dtype
+
+
+@contextlib.contextmanager
+def as_on_a_tpu():
+    """Trace what a TPU runs: inside, :func:`wide_dtype` of float32 is float32, as it is where
+    the default backend is a TPU, so that a program exported for TPUs from a CPU or GPU process
+    (``jax.export`` with ``platforms=("tpu",)``) has no float64 step. JAX's in-memory caches
+    are cleared on entry and on exit, so that no trace of the other kind is reused.
+
+    Examples:
+        >>> import numpy as np
+        >>> from fisherrdp._src.core.config import as_on_a_tpu, wide_dtype
+        >>> with as_on_a_tpu():
+        ...     print(wide_dtype(np.float32))
+        float32
+    """
+    token = _AS_ON_A_TPU.set(True)
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        _AS_ON_A_TPU.reset(token)
+        jax.clear_caches()
 
 
 def in_wide_dtype(fn, *args):
