@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from fisherrdp._src.distributions.ncx2.density import central_logpdf
 from fisherrdp._src.divergences.release_k1 import (
     _bessel,
     _dispatch_in_dtype,
@@ -341,6 +342,10 @@ def test_log_density_of_log_y_where_exp_u_underflows():
         parts = _bessel(0.5 * d - 1.0, jnp.sqrt(nc * jnp.exp(u)))
         out.append(np.asarray(_log_pu_from(u, d, nc, parts), np.float64))
     np.testing.assert_allclose(got[0], ref[0], rtol=2e-7)
+    # The χ² log-density given log y: its u-derivative there, a − 1 − e^u/2 = −½, also in
+    # reverse mode (the unused Stirling branch saw y = 0 and gave NaN).
+    grad = jax.grad(lambda u: central_logpdf(jnp.exp(u), jnp.float32(0.5), log_x=u))
+    assert [float(grad(jnp.float32(u))) for u in u64] == [-0.5] * len(u64)
 
 
 #: Where float32 lost δ (benchmarks/accuracy_scan_float32.py, seed 0, before float32 inputs were

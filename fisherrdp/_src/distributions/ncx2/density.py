@@ -121,14 +121,17 @@ def central_logpdf(x: jax.Array, a: jax.Array, *, log_x: jax.Array | None = None
 
     ``log_x``, where the caller has it (x = exp(u)), is used for log x below a = 20 (the
     Stirling branch forms log(x/(2a)) itself): where exp(u) underflows, log x is then u and not
-    −inf (float32 from u ≈ −103, which the k = 1 release reaches at d = 1)."""
+    −inf (float32 from u ≈ −103, which the k = 1 release reaches at d = 1). The Stirling branch
+    sees x only where it is taken (double ``where``), so that such an x = 0 gives no NaN
+    gradient through it either."""
     log_x = jnp.log(x) if log_x is None else log_x
     naive = (a - 1.0) * log_x - 0.5 * x - a * LOG2 - log_gamma(a)
     large = a >= STIRLING_MIN_A
     a_s = jnp.where(large, a, STIRLING_MIN_A)
-    t = x / (2.0 * a_s)
+    x_s = jnp.where(large, x, 2.0 * a_s)
+    t = x_s / (2.0 * a_s)
     log_t = jnp.log(t)
-    u = (x - 2.0 * a_s) / (2.0 * a_s)
+    u = (x_s - 2.0 * a_s) / (2.0 * a_s)
     near = jnp.abs(u) < 0.5
     u_near = jnp.where(near, u, 0.0)
     g = jnp.where(near, jnp.log1p(u_near) - u_near, log_t - u)  # log t − t + 1
