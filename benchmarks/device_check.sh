@@ -42,11 +42,12 @@
 # bench_scan_full_float32.json (bench_scan_small_*.json with --small), fixture_check.py (the
 # fixtures step's script) and fixtures_gpu_vs_cpu.json.
 #
-# Environment: OUT, VENV, PYTHON (interpreter for a new venv; with SKIP_INSTALL=1 and no $VENV, the
-# interpreter used as is, default python3), JAX_VERSION, SKIP_INSTALL=1 (use $VENV or $PYTHON as is:
-# on a machine with no package index, its own jax, the rest as wheels on PYTHONPATH), STEPS (comma list of the steps above, default all),
-# DEVICE_CHECK_TOTAL_S, DEVICE_CHECK_SMALL=1 (as --small), DEVICE_CHECK_COMPILE_CACHE=DIR
-# (bench_scan.py --compile-cache DIR: compile times are then cache loads; default: cold).
+# Environment: OUT, VENV, PYTHON (interpreter for a new venv; with SKIP_INSTALL=1 and no $VENV,
+# the interpreter used as is, default python3), JAX_VERSION, SKIP_INSTALL=1 (use $VENV or
+# $PYTHON as is: on a machine with no package index, its own jax, the rest as wheels on
+# PYTHONPATH), STEPS (comma list of the steps above, default all), DEVICE_CHECK_TOTAL_S,
+# DEVICE_CHECK_SMALL=1 (as --small), DEVICE_CHECK_COMPILE_CACHE=DIR (bench_scan.py
+# --compile-cache DIR: compile times are then cache loads; default: cold).
 # Exit status: 0 if every step that ran passed, else 1.
 set -uo pipefail
 
