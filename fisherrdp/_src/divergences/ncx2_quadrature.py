@@ -255,18 +255,27 @@ def two_window_nodes(beta, d, a, b):
     """
     drop = -math.log(float(jnp.finfo(a.dtype).eps)) + 4.0
     a_off = jnp.where(a != b, a, b + 1e-3)
-    # The windows in the wide dtype: in float32, the tilted log-density's curvature is a
-    # difference of α-weighted terms that loses every digit at large α (NaN windows at α ≳ 100).
-    u_star, sigma, lo, hi = in_wide_dtype(
-        lambda *args: _windows(*args, drop),
-        jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b)
-    u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
-    u_p, w_p = _panels(
-        u_star[1], sigma[1], jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
-    )
+    # The windows and their nodes in the wide dtype, the nodes rounded once: in float32, the
+    # tilted log-density's curvature is a difference of α-weighted terms that loses every digit
+    # at large α (NaN windows at α ≳ 100), and nodes formed in float32 (u ≈ log √d, windows
+    # of width ~1/√d) are off by a few ulp of u each, which at d ≳ 1000 moved the quadrature by
+    # ~1e-5 of the divergence; rounded once, by at most half an ulp.
+    def nodes(beta, d, a_off, b):
+        u_star, sigma, lo, hi = _windows(
+            jnp.stack([beta, jnp.zeros_like(beta)]), d, jnp.stack([a_off, a_off]), b, drop)
+        u_d, w_d = _panels(u_star[0], sigma[0], lo[0], hi[0])
+        u_p, w_p = _panels(
+            u_star[1], sigma[1], jnp.minimum(lo[0], lo[1]), jnp.maximum(hi[0], hi[1])
+        )
+        return u_d, w_d, u_p, w_p
+
+    u_d, w_d, u_p, w_p = in_wide_dtype(nodes, beta, d, a_off, b)
     n = u_d.shape[0]
     u = jnp.concatenate([u_d, u_p])
-    log_pb = _LOG2 + 2.0 * u + logpdf_kernel(jnp.exp(2.0 * u), d, b * b)
+    # log p_b in the wide dtype too: in float32 its terms of size ~b² or ~d leave ~eps32 · b² per
+    # node (one Bessel call in eleven per node; no measurable cost).
+    log_pb = in_wide_dtype(
+        lambda u, d, b: _LOG2 + 2.0 * u + logpdf_kernel(jnp.exp(2.0 * u), d, b * b), u, d, b)
     per_node_a = jnp.concatenate(
         [jnp.broadcast_to(a, (n,)), jnp.broadcast_to(a_off, (n,))]
     )
