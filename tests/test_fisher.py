@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers.stored import stored_jit
 
 from fisherrdp import bounds
 from fisherrdp.fisher import ncx2_amplitude_fisher
@@ -76,14 +77,13 @@ def test_score_is_the_theta_derivative_of_logpdf():
     theta = jnp.array([0.3, 1e-3, 1.0, 4.0, 3.0, 50.0])
     y = jnp.array([0.7, 1.9, 9.0, 30.0, 480.0, 1.2e4])
 
-    @jax.jit
     def both(d, theta, y):
         grad = jax.vmap(jax.grad(lambda t, d, y: ncx2.logpdf(y, d, t * t)))(theta, d, y)
         z = theta * jnp.sqrt(y)
         score = theta * (y * bessel_ratio(d / 2 - 1, z) / z - 1.0)
         return grad, score
 
-    grad, score = both(d, theta, y)
+    grad, score = stored_jit(both, d, theta, y, name="score_and_logpdf_grad")(d, theta, y)
     np.testing.assert_allclose(score, grad, rtol=1e-9, atol=0)
     # and the ``docs/math/index.md`` form √y R(θ√y) − θ
     np.testing.assert_allclose(
@@ -140,7 +140,8 @@ def test_gradient_in_theta_under_jit():
     theta = jnp.array([1e-3, 0.3, 1.5, 4.0, 30.0])
     d = jnp.array([1.0, 3.0, 10.0, 60.0, 2000.0])
     f = lambda t: ncx2_amplitude_fisher(d, t)
-    grad = jax.jit(lambda t: jax.jvp(f, (t,), (jnp.ones_like(t),))[1])(theta)
+    grad = stored_jit(lambda t: jax.jvp(f, (t,), (jnp.ones_like(t),))[1], theta,
+                      name="fisher_theta_jvp")(theta)
     h = 1e-5 * theta
     fd = (f(theta + h) - f(theta - h)) / (2 * h)
     np.testing.assert_allclose(grad, fd, rtol=1e-6)

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers.stored import stored_jit
 
 from fisherrdp.divergences import (
     epsilon_for_delta_ncx2,
@@ -119,7 +120,6 @@ def test_derivatives_and_profile(batch):
     """∂/∂ε = −e^ε P_b(S) and ∂/∂a, ∂/∂b against central differences; the profile is the
     larger direction (all in one jitted program)."""
 
-    @jax.jit
     def program(eps, d, a, b):
         basis = jnp.eye(3, dtype=eps.dtype)[:, :, None] * jnp.ones_like(eps)
         jvp = jax.vmap(lambda t: jax.jvp(lambda e, x, y: hockey_stick_ncx2(e, d, x, y),
@@ -127,6 +127,7 @@ def test_derivatives_and_profile(batch):
         return jvp, privacy_profile_ncx2(eps, d, a, b), hockey_stick_ncx2(eps, d, b, a)
 
     eps, d, a, b = (jnp.asarray(c) for c in GRAD_POINTS.T)
+    program = stored_jit(program, eps, d, a, b, name="hockey_derivatives_and_profile")
     jvp, profile, reverse = (np.asarray(v) for v in program(eps, d, a, b))
     fd = batch["fd"].reshape(len(GRAD_POINTS), 3, 2)
     central = (fd[..., 0] - fd[..., 1]).T / (2 * STEP)

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.stats
+from helpers.stored import stored_jit
 
 from fisherrdp.stats import ncx2
 
@@ -196,7 +197,6 @@ def test_gradients_and_jit(batch, accuracy):
     dfs = np.concatenate([df, BAD_DF, EDGE_DF[:3]])
     ncs = np.concatenate([nc, BAD_NC, EDGE_NC[:3]])
 
-    @jax.jit
     def derivatives(x, df, nc):
         def tails(x, df, nc):
             return ncx2.logcdf(x, df, nc), ncx2.logsf(x, df, nc)
@@ -205,6 +205,7 @@ def test_gradients_and_jit(batch, accuracy):
         jvp = jax.vmap(lambda t: jax.jvp(tails, (x, df, nc), tuple(t))[1])(basis)
         return tails(x, df, nc), jvp
 
+    derivatives = stored_jit(derivatives, xs, dfs, ncs, name="ncx2_tails_jvp")
     (log_cdf, log_sf), (d_cdf, d_sf) = jax.tree_util.tree_map(np.asarray,
                                                               derivatives(xs, dfs, ncs))
     got = {"d_df": (d_cdf[1, :n], d_sf[1, :n]), "d_nc": (d_cdf[2, :n], d_sf[2, :n])}
@@ -231,10 +232,10 @@ def x_gradients():
     """jax.grad in x of logcdf and logsf at every fixture row (one jitted program)."""
     x, df, nc = (jnp.asarray(c) for c in _columns(DATA["rows"], "x", "df", "nc"))
 
-    @jax.jit
     def grads(x, df, nc):
         return tuple(jax.vmap(jax.grad(f))(x, df, nc) for f in (ncx2.logcdf, ncx2.logsf))
 
+    grads = stored_jit(grads, x, df, nc, name="ncx2_tails_grad_x")
     return tuple(np.asarray(g) for g in grads(x, df, nc))
 
 

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.integrate
+from helpers.stored import stored_jit
 
 from fisherrdp.bounds import gaussian_renyi as bounds_gaussian_renyi
 from fisherrdp.divergences import gaussian_renyi, kl_ncx2, renyi_ncx2
@@ -209,7 +210,7 @@ def test_jit_agrees_and_invalid_inputs_give_nan_inside_jit():
     d = jnp.array([8.0, 5.0, 5.0, 5.0, 0.5, 5.0, 5.0])
     a = jnp.array([1.5, 1.0, 1.0, 1.0, 1.0, -1.0, 1.0])
     b = jnp.array([1.0, 2.0, 0.5, 0.5, 0.5, 0.5, -0.5])
-    out = np.asarray(jax.jit(renyi_ncx2)(al, d, a, b))
+    out = np.asarray(stored_jit(renyi_ncx2, al, d, a, b, name="renyi_jit")(al, d, a, b))
     assert out[2] == float(kl_ncx2(5.0, 1.0, 0.5))
     assert np.all(np.isnan(out[3:]))
     eager = batch()
@@ -275,8 +276,10 @@ def test_gradients_match_finite_differences_and_vanish_at_a_equal_b():
     """Reverse-mode gradients (one vmapped program) against central differences, and exactly
     zero at a = b (no NaN leaks from the branch not taken)."""
     pts = np.array(GRAD_POINTS + [(2.0, 5.0, 1.0, 1.0)])
-    grad = jax.jit(jax.vmap(jax.grad(renyi_ncx2, argnums=(0, 2, 3))))
-    grads = np.asarray(grad(*jnp.asarray(pts.T)))  # (3, points)
+    cols = tuple(jnp.asarray(pts.T))
+    grad = stored_jit(jax.vmap(jax.grad(renyi_ncx2, argnums=(0, 2, 3))), *cols,
+                      name="renyi_grad_alpha_a_b")
+    grads = np.asarray(grad(*cols))  # (3, points)
     assert np.all(grads[:, -1] == 0.0), grads[:, -1]
     vals = batch()["fd"].reshape(3, 2, len(GRAD_POINTS))
     fd = (vals[:, 0] - vals[:, 1]) / (2 * FD_STEP)

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import mpmath
 import numpy as np
 import pytest
+from helpers.stored import stored_jit
 from jax.test_util import check_grads
 
 import fisherrdp.special as fs
@@ -121,7 +122,8 @@ def test_no_nan_in_values_or_gradients_across_the_domain():
     cases = [(fs.log_bessel_i, v), (fs.log_bessel_ive, v), (fs.bessel_ratio, v), (fs.log_hyp0f1, v + 1.0)]
     for f, first in cases:
         assert np.all(np.isfinite(f(first, x))), f
-        grads = jax.jit(jax.vmap(jax.grad(f, argnums=(0, 1))))(first, x)
+        grads = stored_jit(jax.vmap(jax.grad(f, argnums=(0, 1))), first, x,
+                           name=f"{f.__name__}_grads_over_the_domain")(first, x)
         assert all(np.all(np.isfinite(g)) for g in grads), f
 
 

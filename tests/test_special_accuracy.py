@@ -32,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.special as sps
+from helpers.stored import stored_jit
 
 from fisherrdp import special
 
@@ -172,8 +173,11 @@ def _bessel_values() -> dict[str, np.ndarray]:
 def _bessel_first() -> dict[str, np.ndarray]:
     t = _table("log_bessel_i_derivs", "first")
     v, x = _f64(t["v"]), _f64(t["x"])
-    dv, dx = jax.jit(jax.vmap(jax.grad(special.log_bessel_i, argnums=(0, 1))))(v, x)
-    ive_dv = jax.jit(jax.vmap(jax.grad(special.log_bessel_ive, argnums=0)))(v, x)
+    def grads(v, x):
+        dv, dx = jax.vmap(jax.grad(special.log_bessel_i, argnums=(0, 1)))(v, x)
+        return dv, dx, jax.vmap(jax.grad(special.log_bessel_ive, argnums=0))(v, x)
+
+    dv, dx, ive_dv = stored_jit(grads, v, x, name="log_bessel_grads")(v, x)
     return {"dv": np.asarray(dv), "dx": np.asarray(dx), "ive_dv": np.asarray(ive_dv)}
 
 
@@ -188,7 +192,7 @@ def _bessel_second() -> dict[str, np.ndarray]:
         _, (hxv, hxx) = jax.jvp(grad, (v, x), (jnp.zeros_like(v), jnp.ones_like(x)))
         return hvv, hvx, hxv, hxx
 
-    hvv, hvx, hxv, hxx = jax.jit(jax.vmap(hessian))(v, x)
+    hvv, hvx, hxv, hxx = stored_jit(jax.vmap(hessian), v, x, name="log_bessel_i_hessian")(v, x)
     return {"vv": np.asarray(hvv), "vx": np.asarray(hvx), "xv": np.asarray(hxv), "xx": np.asarray(hxx)}
 
 
@@ -203,7 +207,9 @@ def _hyp_values() -> np.ndarray:
 @functools.cache
 def _hyp_first() -> dict[str, np.ndarray]:
     t = _table("log_hyp0f1_derivs")
-    db, dx = jax.jit(jax.vmap(jax.grad(special.log_hyp0f1, argnums=(0, 1))))(_f64(t["b"]), _f64(t["x"]))
+    b, x = _f64(t["b"]), _f64(t["x"])
+    db, dx = stored_jit(jax.vmap(jax.grad(special.log_hyp0f1, argnums=(0, 1))), b, x,
+                        name="log_hyp0f1_grads")(b, x)
     return {"db": np.asarray(db), "dx": np.asarray(dx)}
 
 
