@@ -90,6 +90,7 @@ from jax.custom_derivatives import SymbolicZero
 from jax.typing import ArrayLike
 
 from fisherrdp._src.core.config import float_dtype
+from fisherrdp._src.core.engine import exported_program
 from fisherrdp._src.core.validation import check_concrete, is_tracer
 from fisherrdp._src.special.bessel import log_hyp0f1_kernel
 from fisherrdp._src.special.partitions import partition_table
@@ -485,8 +486,23 @@ def log_hyp0f1_eigs(b: ArrayLike, eigenvalues: ArrayLike, *, return_error: bool 
     b = jnp.broadcast_to(b, batch)
     x = jnp.broadcast_to(x, batch + (k,))
     n = series_truncation(b, x, k, dtype)
-    value, error = _log_hyp0f1_eigs(b, x, n)
+    if is_tracer(b) or is_tracer(x):
+        value, error = _log_hyp0f1_eigs(b, x, n)
+    else:
+        value, error = _eager_eigs(n, b.shape, x.shape, np.dtype(dtype))(b, x)
     return (value, error) if return_error else value
+
+
+@functools.lru_cache(maxsize=64)
+def _eager_eigs(n: int, b_shape: tuple, x_shape: tuple, dtype: np.dtype):
+    """:func:`_log_hyp0f1_eigs` at truncation ``n`` for concrete arguments of these shapes:
+    its traced program kept on disk next to the compilation cache
+    (:func:`~fisherrdp._src.core.engine.exported_program`), so that a later process loads it
+    instead of tracing it again (the k ≥ 3 recursion takes seconds to trace)."""
+    jitted = jax.jit(lambda b, x: _log_hyp0f1_eigs(b, x, n))
+    args = [jax.ShapeDtypeStruct(b_shape, dtype), jax.ShapeDtypeStruct(x_shape, dtype)]
+    identity = (__name__, "_log_hyp0f1_eigs", n)
+    return exported_program(jitted, args, identity, name="log_hyp0f1_eigs") or jitted
 
 
 def check_matrix(X) -> None:
@@ -567,9 +583,11 @@ def log_hyp0f1_matrix(b: ArrayLike, X: ArrayLike, *, return_error: bool = False)
     batch = jnp.broadcast_shapes(b.shape, Xa.shape[:-2])
     b = jnp.broadcast_to(b, batch)
     Xa = jnp.broadcast_to(Xa, batch + (k, k))
-    if is_tracer(Xa):
+    if is_tracer(Xa) or is_tracer(b):
         n = series_truncation(b, Xa, k, dtype)
-    else:
+        value, error = log_hyp0f1_sym(b, Xa, n)
+    else:  # the primal of log_hyp0f1_sym, with the stored program
         n = series_truncation(b, np.linalg.eigvalsh(np.asarray(Xa, np.float64)), k, dtype)
-    value, error = log_hyp0f1_sym(b, Xa, n)
+        lam = jnp.linalg.eigvalsh(Xa)
+        value, error = _eager_eigs(n, b.shape, lam.shape, np.dtype(dtype))(b, lam)
     return (value, error) if return_error else value
