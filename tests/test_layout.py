@@ -10,6 +10,9 @@
   …): every name of its ``__all__`` is defined there, nothing else is public in it, and
   every function and class of it has a docstring.
 - The theorem index, ``docs/theorems.md``, is what the checks record today.
+- The key of a program kept with ``jax.export`` covers the source it can run: the files that
+  ``engine.source_files`` finds from a kernel's module by its import statements include every
+  fisherrdp module reachable from that module's names at run time.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import ast
 import importlib
 import inspect
 import pathlib
+import sys
 
 import pytest
 
@@ -91,3 +95,43 @@ def test_the_theorem_index_is_current():
     from helpers.theorem_index import PATH, table
 
     assert PATH.read_text() == table(), "regenerate: python tests/helpers/theorem_index.py"
+
+
+def _reached(name: str) -> set:
+    """The fisherrdp modules reachable from module ``name``'s names (functions, classes,
+    modules, instances), transitively through the modules they belong to."""
+    seen, todo = set(), [name]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in sys.modules:
+            continue
+        seen.add(name)
+        for value in vars(sys.modules[name]).values():
+            value = getattr(value, "func", value)  # functools.partial
+            owner = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
+            if isinstance(owner, str) and owner.startswith("fisherrdp"):
+                todo.append(owner)
+    return seen
+
+
+def _file(name: str) -> pathlib.Path:
+    return pathlib.Path(inspect.getfile(sys.modules[name])).resolve()
+
+
+def test_a_kept_programs_key_covers_the_source_it_can_run():
+    from fisherrdp._src.core.engine import source_files
+    from fisherrdp._src.scan.registry import quantities, resolve
+
+    kernels = {resolve(n).fn.__module__ for n in quantities()} | {
+        "fisherrdp._src.special.hyp0f1_matrix", "fisherrdp._src.core.engine"}
+    for module in sorted(kernels):
+        importlib.import_module(module)
+        files = set(source_files((module,)))
+        missing = sorted(str(_file(m)) for m in _reached(module) if _file(m) not in files)
+        assert not missing, (module, missing)
+    # and no more than that: the accountant and the command line are not in a divergence's key
+    release = {str(p.relative_to(PACKAGE))
+               for p in source_files(("fisherrdp._src.divergences.release_k1",))}
+    assert "_src/special/bessel.py" in release and "_src/core/config.py" in release
+    assert not any(p.startswith(("_src/accounting/", "_src/commands/", "_src/scan/"))
+                   and not p.endswith("__init__.py") for p in release)

@@ -274,11 +274,14 @@ MATRIX_SOURCE = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
 
 def _stored(group: Group, transformed, mode: str, x: np.ndarray):
     """``jit(vmap(transformed))``, its traced program kept on disk next to the compilation
-    cache (tracing the reverse pass of a quadrature costs more than running it)."""
+    cache (tracing the reverse pass of a quadrature costs more than running it), keyed by the
+    source of the group's functions' modules and what they import (and of this file)."""
     program = jax.jit(jax.vmap(transformed))
     spec = [jax.ShapeDtypeStruct(x.shape, x.dtype)]
     name = f"{group.function().__name__}_{mode}"
-    return exported_program(program, spec, (MATRIX_SOURCE, name), name=name) or program
+    modules = tuple(sorted({resolve(n).fn.__module__ for n in group.names}))
+    return exported_program(program, spec, (MATRIX_SOURCE, name), name=name,
+                            modules=modules) or program
 
 
 def forward_program(group: Group, x: np.ndarray):

@@ -48,6 +48,11 @@ __all__ = [
     "run_pipelined",
     "sharded_kernel",
     "stored_kernel",
+    "stored_export",
+    "exported_program",
+    "source_files",
+    "source_hash",
+    "modules_imported_by",
 ]
 
 #: Name of the mesh axis along which points are sharded.
@@ -199,15 +204,88 @@ def map_points(
 # Traced programs kept on disk
 
 
+def _module_file(root, name: str):
+    """The source file of fisherrdp module ``name`` (``root`` is the package's folder), or None."""
+    parts = name.split(".")[1:]
+    candidates = [root.joinpath(*parts).with_suffix(".py")] if parts else []
+    for path in candidates + [root.joinpath(*parts, "__init__.py")]:
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported_modules(root, name: str, tree, is_package: bool) -> set:
+    """The fisherrdp modules that module ``name`` may import: every import statement of its
+    syntax tree (in functions too); ``from A import B`` as A.B where that is a module, else A."""
+    import ast
+
+    package = name if is_package else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the module's package up
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if _module_file(root, sub) is not None else base)
+    return {m for m in found if m == "fisherrdp" or m.startswith("fisherrdp.")}
+
+
+def modules_imported_by(path) -> tuple[str, ...]:
+    """The fisherrdp modules that the Python file ``path`` imports (as :func:`source_hash`
+    follows them), sorted: the ``modules`` of a program traced from code in that file."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    tree = ast.parse(pathlib.Path(path).read_bytes())
+    return tuple(sorted(_imported_modules(root, "__main__", tree, False)))
+
+
 @functools.cache
-def _package_hash() -> str:
-    """SHA-256 of fisherrdp's source files (a changed kernel never loads an old program)."""
+def source_files(modules: tuple[str, ...] | None = None) -> tuple:
+    """The fisherrdp source files that a traced program may run (paths, sorted).
+
+    Without ``modules``, every source file of the package. With them (module names), those
+    modules and every fisherrdp module they import, transitively (import statements anywhere in
+    a file, read from its syntax tree), and every package ``__init__.py``: code that a traced
+    program runs comes from these (``lint-imports`` keeps the layers so: a kernel's module
+    imports nothing above its layer), so that a change to, say, the accountant or the command
+    line leaves the programs of the special functions and divergences standing.
+    """
+    import ast
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    if modules is None:
+        return tuple(sorted(root.rglob("*.py")))
+    seen, todo, files = set(), list(modules), set(root.rglob("__init__.py"))
+    while todo:
+        name = todo.pop()
+        path = _module_file(root, name) if name not in seen else None
+        seen.add(name)
+        if path is None:
+            continue
+        files.add(path)
+        tree = ast.parse(path.read_bytes())
+        todo.extend(_imported_modules(root, name, tree, path.name == "__init__.py") - seen)
+    return tuple(sorted(files))
+
+
+@functools.cache
+def source_hash(modules: tuple[str, ...] | None = None) -> str:
+    """SHA-256 of :func:`source_files` (names and contents): a changed kernel never loads an
+    old program."""
     import hashlib
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in source_files(modules):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -244,22 +322,25 @@ def stored_kernel(fn: Callable, static: tuple, size: int, dtypes: tuple) -> Call
     identity = (module, qualname, static, [str(d) for d in local_mesh().devices.flat])
     args = [jax.ShapeDtypeStruct((size,), d) for d in dtypes]
     name = getattr(fn, "__name__", "kernel")
-    return exported_program(kernel, args, identity, name=name) or kernel
+    return exported_program(kernel, args, identity, name=name,
+                            modules=(__name__, module)) or kernel
 
 
 def stored_export(
     jitted: Callable, args: list, identity: Hashable, *, name: str,
-    platforms: tuple[str, ...] | None = None,
+    platforms: tuple[str, ...] | None = None, modules: tuple[str, ...] | None = None,
 ):
     """``jax.export.export(jitted, platforms=platforms)(*args)``, serialized in
     ``<jax cache>/exported/<source hash>/`` and deserialized by later processes.
 
     The key is ``identity`` (what names the function: module, qualified name, static
     arguments, devices, and the source of any code outside fisherrdp that it runs), the
-    shapes and dtypes of ``args``, ``platforms`` (``None``: the default backend's), fisherrdp's
-    source, the JAX version and the JAX settings that change a traced program (x64, default
-    matmul precision, dtype promotion). Without a persistent cache it exports afresh, stores
-    nothing. Raises what :func:`jax.export.export` raises (nothing is stored then).
+    shapes and dtypes of ``args``, ``platforms`` (``None``: the default backend's), the
+    fisherrdp source the program may run (:func:`source_hash` of ``modules``, the fisherrdp
+    modules whose code it calls; ``None``: all of it), the JAX version and the JAX settings
+    that change a traced program (x64, default matmul precision, dtype promotion). Without a
+    persistent cache it exports afresh, stores nothing. Raises what :func:`jax.export.export`
+    raises (nothing is stored then).
     """
     import hashlib
     import pathlib
@@ -274,11 +355,11 @@ def stored_export(
         return trace()
     key = repr((identity, [(a.shape, np.dtype(a.dtype).str) for a in args], jax.__version__,
                 bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
-                jax.config.jax_numpy_dtype_promotion, _package_hash())
+                jax.config.jax_numpy_dtype_promotion, source_hash(modules))
                + (() if platforms is None else (tuple(platforms),)))
-    # One folder per fisherrdp source (a few MB for every program of the test suite): those of
-    # older versions are never read again, and can be deleted.
-    path = (pathlib.Path(cache) / "exported" / _package_hash()[:16]
+    # One folder per fisherrdp source a program may run (a few MB for every program of the test
+    # suite): those of older versions are never read again, and can be deleted.
+    path = (pathlib.Path(cache) / "exported" / source_hash(modules)[:16]
             / f"{name}-{hashlib.sha256(key.encode()).hexdigest()}")
     try:
         return export.deserialize(bytearray(path.read_bytes()))
@@ -296,17 +377,19 @@ def stored_export(
 
 
 def exported_program(
-    jitted: Callable, args: list, identity: Hashable, *, name: str
+    jitted: Callable, args: list, identity: Hashable, *, name: str,
+    modules: tuple[str, ...] | None = None,
 ) -> Callable | None:
     """``jitted`` at the shapes ``args`` as a program serialized with :mod:`jax.export` in
     ``<jax cache>/exported/<source hash>/``, traced once and deserialized by later processes
-    (:func:`stored_export`, for the default backend). Returns ``None`` where there is no
-    persistent cache or the program cannot be exported.
+    (:func:`stored_export`, for the default backend; ``modules``: the fisherrdp modules whose
+    code it runs, ``None`` for any). Returns ``None`` where there is no persistent cache or the
+    program cannot be exported.
     """
     if not jax.config.jax_compilation_cache_dir:
         return None
     try:
-        exported = stored_export(jitted, args, identity, name=name)
+        exported = stored_export(jitted, args, identity, name=name, modules=modules)
     except Exception:  # noqa: BLE001 - not exportable here: trace as usual
         return None
 

@@ -502,7 +502,8 @@ def _eager_eigs(n: int, b_shape: tuple, x_shape: tuple, dtype: np.dtype):
     jitted = jax.jit(lambda b, x: _log_hyp0f1_eigs(b, x, n))
     args = [jax.ShapeDtypeStruct(b_shape, dtype), jax.ShapeDtypeStruct(x_shape, dtype)]
     identity = (__name__, "_log_hyp0f1_eigs", n)
-    return exported_program(jitted, args, identity, name="log_hyp0f1_eigs") or jitted
+    return exported_program(jitted, args, identity, name="log_hyp0f1_eigs",
+                            modules=(__name__,)) or jitted
 
 
 def check_matrix(X) -> None:
