@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from helpers.derivatives import central_differences
+from helpers.stored import stored_jit
 
 from fisherrdp.divergences import (
     renyi_ncwishart,
@@ -281,14 +282,10 @@ def test_gradient_both_modes_at_one_point_in_one_program():
     against each other in every argument, and against Richardson central differences along
     two random directions of all 10 arguments (8 values, one call): ~8 s with the cache of a
     previous run, ~50 s without."""
-    from fisherrdp._src.core.engine import exported_program
-
     row = np.array(GRADIENT_MEANS[0])
     f = lambda q: _means_from_columns(*q)
     both = lambda p: (jax.grad(f)(p), jax.jacfwd(f)(p))
-    spec = [jax.ShapeDtypeStruct(row.shape, row.dtype)]
-    program = (exported_program(jax.jit(both), spec, ("renyi_ncwishart_both_modes",),
-                                name="renyi_ncwishart_both_modes") or jax.jit(both))
+    program = stored_jit(both, row, name="renyi_ncwishart_both_modes")
     rev, fwd = (np.asarray(x) for x in program(row))
     directions = np.random.default_rng(0).standard_normal((2, row.size))
     along = lambda t: _means_from_columns(  # the eager kernel, one point a call

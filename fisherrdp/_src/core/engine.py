@@ -204,6 +204,13 @@ def map_points(
 # Traced programs kept on disk
 
 
+def _package_root():
+    """The folder of the fisherrdp package (its source files)."""
+    import pathlib
+
+    return pathlib.Path(__file__).resolve().parents[2]
+
+
 def _module_file(root, name: str):
     """The source file of fisherrdp module ``name`` (``root`` is the package's folder), or None."""
     parts = name.split(".")[1:]
@@ -241,9 +248,8 @@ def modules_imported_by(path) -> tuple[str, ...]:
     import ast
     import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[2]
     tree = ast.parse(pathlib.Path(path).read_bytes())
-    return tuple(sorted(_imported_modules(root, "__main__", tree, False)))
+    return tuple(sorted(_imported_modules(_package_root(), "__main__", tree, False)))
 
 
 @functools.cache
@@ -258,9 +264,8 @@ def source_files(modules: tuple[str, ...] | None = None) -> tuple:
     line leaves the programs of the special functions and divergences standing.
     """
     import ast
-    import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[2]
+    root = _package_root()
     if modules is None:
         return tuple(sorted(root.rglob("*.py")))
     seen, todo, files = set(), list(modules), set(root.rglob("__init__.py"))
@@ -281,9 +286,8 @@ def source_hash(modules: tuple[str, ...] | None = None) -> str:
     """SHA-256 of :func:`source_files` (names and contents): a changed kernel never loads an
     old program."""
     import hashlib
-    import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[2]
+    root = _package_root()
     digest = hashlib.sha256()
     for path in source_files(modules):
         digest.update(str(path.relative_to(root)).encode())

@@ -661,9 +661,6 @@ def _first_pass(x, d, n, a, b, hockey):
     table = jax.tree.map(lambda x, e: jnp.concatenate([x, e]), _u_edges(laws), _u_envelope(laws))
     row_law = jax.tree.map(lambda x: x[jnp.array([0, 1, 2, 0])[block]], table)
     w, lw = _inner_nodes(c_all, d, n, theta_all, drop, row_law, union, m)
-    w, lw = w[: 3 * m], lw[: 3 * m]
-    u = c_all[: 3 * m, None] - w
-    theta_u = theta_all[: 3 * m, None] + 0.0 * u
     # The direct form's and the hockey stick's log-densities (rows [a, b] at their nodes).
     u = c_all[: 2 * m, None] - w[: 2 * m]
     theta_u = theta_all[: 2 * m, None] + 0.0 * u
@@ -680,8 +677,7 @@ def _first_pass(x, d, n, a, b, hockey):
     needs_psi = (jax.lax.stop_gradient(log_int < psi_max(log_int.dtype)) & (a != b) & ~hockey)
     value = jnp.where(hockey, hockey_value, log_int / (alpha - 1.0))
     # Rényi, 2. ψ form (law b at the ψ form's nodes, row block 2), for _psi_pass.
-    psi = (c_all[2 * m : 3 * m, None] - w[2 * m : 3 * m], lw[2 * m : 3 * m],
-           theta_all[2 * m : 3 * m, None], wc[1], alpha, a_psi)
+    psi = (c_all[2 * m : 3 * m, None] - w[2 * m : 3 * m], lw[2 * m : 3 * m], wc[1], alpha, a_psi)
     return value, needs_psi, psi
 
 
@@ -689,8 +685,8 @@ def _psi_pass(psi, needs_psi, d, b):
     """The ψ form of the Rényi divergence at one point, from :func:`_first_pass`'s ``psi``:
     ``(value, used)``, ``used`` where ``needs_psi`` and the form is usable (its value finite;
     elsewhere ``value`` is finite and unused)."""
-    u, lw, theta, w_psi, alpha, a_psi = psi
-    theta_u = theta + 0.0 * u
+    u, lw, w_psi, alpha, a_psi = psi
+    theta_u = b + 0.0 * u  # law b
     # One Bessel evaluation for the log-densities and for ℓ/δ at the ψ form's nodes.
     r = jnp.exp(0.5 * u).ravel()
     l_args, l_finish = log_ratio_over_delta_args(r, d, jnp.full(r.shape, a_psi), b)
@@ -725,7 +721,7 @@ def _psi_pass(psi, needs_psi, d, b):
 
 
 def _safe_point(x, d, n, a, b, hockey):
-    """The arguments of one point made valid and finite (a point outside the domain, or with
+    """The arguments (elementwise) made valid and finite (a point outside the domain, or with
     n_syn = inf, is computed at safe values and its result replaced), and the two flags."""
     lower_ok = jnp.where(hockey, x >= 0.0, x > 1.0)
     valid = lower_ok & (d >= 1.0) & (n >= 1.0) & (a >= 0.0) & (b >= 0.0)
@@ -748,7 +744,7 @@ def _release_batch(x, d, n, a, b, hockey, with_infinite):
     """
     shape = jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
     flat = [jnp.broadcast_to(v, shape).ravel() for v in (x, d, n, a, b)]
-    safe, valid, infinite = jax.vmap(_safe_point, (0, 0, 0, 0, 0, None))(*flat, hockey)
+    safe, valid, infinite = _safe_point(*flat, hockey)
     x, d, n_f, a, b = safe
     value, needs_psi, psi = jax.vmap(_first_pass, (0, 0, 0, 0, 0, None))(x, d, n_f, a, b, hockey)
     needs_psi = needs_psi & valid & ~infinite
