@@ -2,8 +2,10 @@
 
 For each group of registered quantities with the same parameters
 (``tests/helpers/derivative_matrix.py``: outputs stacked, aliases once, ``*_error`` outputs
-left out), ``jax.jit(jax.vmap(jax.jacfwd(f)))`` and ``jax.jacrev`` of each function of the
-group likewise — one compiled program per group and mode — at points spread over each parameter's range (random
+left out), ``jax.jit(jax.lax.map(jax.jacfwd(f)))`` (point by point) and
+``jax.jit(jax.vmap(jax.jacrev(f)))`` of each function of the group (batched, as a user's
+``vmap(grad(f))``; why the two differ: the helper's docstring) — one compiled program per
+group and mode — at points spread over each parameter's range (random
 magnitudes, every lower edge of a domain, ``a = b``, large ``d``, δ = 1e-12, and the points
 where a mode was once wrong), against Richardson central differences of the values
 (``tests/fixtures/derivatives.json``, made by ``tests/fixtures/make_derivative_fixtures.py``).
@@ -93,8 +95,8 @@ def derivatives(request):
     data = FIXTURE["groups"][group.key]
     assert data["names"] == list(group.names) and data["labels"] == labels
     np.testing.assert_array_equal(np.array(data["points"]), x)
-    fwd, values = (np.asarray(a) for a in forward_program(group, x)(x))
-    rev = np.asarray(reverse_program(group, x)(x))
+    fwd = np.asarray(forward_program(group, x)(x))
+    rev, values = (np.asarray(a) for a in reverse_program(group, x)(x))
     cd = np.array(data["central_differences"], dtype=float)  # null -> nan
     cd_error = np.array(data["central_difference_errors"], dtype=float)
     finite = np.isfinite(np.array(data["values"], dtype=float))[..., None]  # (n, outputs, 1)
