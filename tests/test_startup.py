@@ -24,21 +24,23 @@ from fisherrdp._src.special.bessel import _log_bessel_i
 from fisherrdp.accounting import SyntheticReleaseMechanism
 
 _CHILD = """
-import json, time
+import json, sys, time
 import jax
 from jax import monitoring
 events = []
 monitoring.register_event_listener(lambda event, **kw: events.append(event))
 import fisherrdp
 from fisherrdp import special
-value = float(special.log_bessel_i(3.5, 10.0))
+value = float(special.log_bessel_i(3.5, 10.0)) if sys.argv[1:] != ["--import-only"] else None
 print(json.dumps({"dir": jax.config.jax_compilation_cache_dir, "value": value,
                   "hits": events.count("/jax/compilation_cache/cache_hits"),
                   "misses": events.count("/jax/compilation_cache/cache_misses")}))
 """
 
 
-def _child(env_updates: dict[str, str | None]) -> dict:
+def _child(env_updates: dict[str, str | None], *, compute: bool = True) -> dict:
+    """A fresh process's cache settings after ``import fisherrdp``, and, with ``compute``, the
+    value of one ``log_bessel_i`` call and the cache's hits and misses for it."""
     env = dict(os.environ)
     for name in ("FISHERRDP_CACHE_DIR", "FISHERRDP_NO_CACHE", "FISHERRDP_CACHE_MAX_BYTES",
                  "FISHERRDP_CACHE_MIN_COMPILE_SECONDS", "JAX_COMPILATION_CACHE_DIR",
@@ -48,7 +50,8 @@ def _child(env_updates: dict[str, str | None]) -> dict:
         if value is not None:
             env[name] = value
     env.setdefault("JAX_PLATFORMS", "cpu")
-    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+    args = [sys.executable, "-c", _CHILD] + ([] if compute else ["--import-only"])
+    out = subprocess.run(args, env=env, capture_output=True,
                          text=True, check=True, timeout=300)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -86,13 +89,13 @@ def test_cache_is_filled_by_one_process_and_loaded_by_the_next(tmp_path):
 
 
 def test_cache_default_place_and_opt_out(tmp_path):
-    on = _child({"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    on = _child({"XDG_CACHE_HOME": str(tmp_path / "xdg")}, compute=False)
     assert on["dir"] == str(tmp_path / "xdg" / "fisherrdp")
     off = _child({"XDG_CACHE_HOME": str(tmp_path / "xdg2"), "FISHERRDP_NO_CACHE": "1"})
     assert off["dir"] is None and off["hits"] == 0
     assert not (tmp_path / "xdg2").exists()
     # A directory configured before the import is the user's choice, and is kept.
-    mine = _child({"JAX_COMPILATION_CACHE_DIR": str(tmp_path / "jax")})
+    mine = _child({"JAX_COMPILATION_CACHE_DIR": str(tmp_path / "jax")}, compute=False)
     assert mine["dir"] == str(tmp_path / "jax")
 
 
