@@ -8,6 +8,8 @@ style context managers or try/finally around ``jax.config.update``.
 
 import os
 import pathlib
+import shutil
+import tempfile
 
 import jax
 
@@ -19,8 +21,9 @@ jax.config.update("jax_enable_x64", True)
 # it), and kept between runs it turns a run's compiles into loads.
 #
 # Where: FISHERRDP_TEST_JAX_CACHE if set (an empty value turns the cache off); else, with
-# FISHERRDP_TEST_COLD_CACHE=1, a new empty folder (a run as on a clean machine); else a folder
-# outside the checkout that survives between runs and clones on this machine,
+# FISHERRDP_TEST_COLD_CACHE=1, a new empty temporary folder (a run as on a clean machine),
+# removed when the run ends; else a folder outside the checkout that survives between runs and
+# clones on this machine,
 # $XDG_CACHE_HOME/fisherrdp-tests/jaxlib-<version>-<cpu> (~/.cache when XDG_CACHE_HOME is unset).
 # JAX's cache key covers the program, the versions, the XLA flags and the devices, but not the
 # CPU's features, so the folder's name carries a fingerprint of them (an XLA:CPU program
@@ -31,8 +34,9 @@ jax.config.update("jax_enable_x64", True)
 # inherit FISHERRDP_CACHE_DIR, so all of them use one cache with the same settings, and no test
 # writes to the user's own cache. It is unbounded (FISHERRDP_CACHE_MAX_BYTES=-1): JAX's bounded
 # cache loses entries when several processes write at once (jax-ml/jax#39880), and no process
-# of the suite deletes entries. The settings must agree across processes: a bounded cache cannot
-# write into a directory holding entries that an unbounded one wrote (no access-time files).
+# of the suite deletes entries while the run goes on. The settings must agree across processes:
+# a bounded cache cannot write into a directory holding entries that an unbounded one wrote (no
+# access-time files).
 
 
 def _cpu_fingerprint() -> str:
@@ -58,19 +62,28 @@ def machine_fingerprint() -> str:
     return f"jaxlib-{jaxlib.__version__}-{_cpu_fingerprint()}"
 
 
+def _makes_a_cold_cache() -> bool:
+    """This process makes the run's empty cache folder (FISHERRDP_TEST_COLD_CACHE=1, and no
+    earlier pytest process of the run has chosen the folder)."""
+    return ("FISHERRDP_TEST_JAX_CACHE" not in os.environ
+            and os.environ.get("FISHERRDP_TEST_COLD_CACHE", "") not in ("", "0"))
+
+
 def suite_cache_dir() -> str:
     """The tests' compilation cache directory ('' for none), chosen as described above."""
+    if _makes_a_cold_cache():
+        return tempfile.mkdtemp(prefix="fisherrdp-test-cache-")
     if "FISHERRDP_TEST_JAX_CACHE" in os.environ:
         return os.environ["FISHERRDP_TEST_JAX_CACHE"]
-    if os.environ.get("FISHERRDP_TEST_COLD_CACHE", "") not in ("", "0"):
-        import tempfile
-
-        return tempfile.mkdtemp(prefix="fisherrdp-test-cache-")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "fisherrdp-tests", machine_fingerprint())
 
 
+_cold = _makes_a_cold_cache()
 _cache = suite_cache_dir()
+# The empty folder of FISHERRDP_TEST_COLD_CACHE=1, if this process made it: removed when the run
+# ends (by this process, after the workers and the processes the tests start have finished).
+_COLD_FOLDER = _cache if _cold else None
 # Decided once, in the first pytest process: xdist workers and child processes inherit it.
 os.environ["FISHERRDP_TEST_JAX_CACHE"] = _cache
 if _cache:
@@ -177,6 +190,8 @@ def accuracy() -> Accuracy:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if _COLD_FOLDER:
+        shutil.rmtree(_COLD_FOLDER, ignore_errors=True)
     if _RECORD_DIR and _recorded:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         path = pathlib.Path(_RECORD_DIR) / f"{worker}-{os.getpid()}.json"
