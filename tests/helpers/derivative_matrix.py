@@ -309,8 +309,14 @@ def reverse_program(group: Group, x: np.ndarray):
     Through the stacked function, one output's cotangent 0 would meet another's infinite
     partial (log I_v(0) = −inf beside bessel_ratio) as 0 · inf, which no user's grad has.
     """
-    parts = [jax.jacrev(lambda p, part=part: (part(p), part(p)), has_aux=True)
-             for part in group.parts()]
+    def with_value(part):
+        def outputs_and_value(p):
+            out = part(p)  # traced once: the Jacobian's output and the value are one array
+            return out, out
+
+        return outputs_and_value
+
+    parts = [jax.jacrev(with_value(part), has_aux=True) for part in group.parts()]
 
     def jacobians_and_values(p):
         jacs, values = zip(*(jac(p) for jac in parts))
