@@ -90,6 +90,15 @@ FLOAT32_LARGE_ALPHA = [tuple(map(float, np.float32(p))) for p in (
 # ~a (3.2e-5 relative here before it took Hankel's complement of R_ν in float32).
 FLOAT32_LARGE_AMPLITUDE = [tuple(map(float, np.float32(p))) for p in (
     (1.05547662, 27.4009601, 90.3339155, 93.1590188),)]
+# float32 points of the accuracy benchmark that failed its criterion at some stage
+# (docs/math/renyi.md#float32-the-nodes): d = 8646, where a node rounded to float32 sat up to
+# ~eps32 √d log d windows off its place; L/δ by g(ar) − g(br), both ~ar; L/δ by the ratio at
+# ν = 188, a ≈ b ≈ 75, where r R̄ ≈ (a + b)/2; large α with a ≪ b, the peak at small r.
+FLOAT32_HARD = [tuple(map(float, np.float32(p))) for p in (
+    (13.7520367, 8645.52972, 0.0209421635, 0.0362070158),
+    (1.07941235, 3.92822116, 59.1666838, 37.6263549),
+    (1.23985185, 377.876318, 74.2574548, 76.3545759),
+    (166.470143, 40.686577, 9.29944706, 87.9278185))]
 
 
 @functools.cache
@@ -100,11 +109,11 @@ def batch():
     pts += [(al, d, b + h, b) for h in LOCAL_DELTAS for al, d, b in LOCAL]
     pts += GAUSSIAN_LIMIT
     pts += [tuple(p) for p in _fd_points()]
-    pts += FLOAT32_LARGE_ALPHA + FLOAT32_LARGE_AMPLITUDE
+    pts += FLOAT32_LARGE_ALPHA + FLOAT32_LARGE_AMPLITUDE + FLOAT32_HARD
     arr = np.array(pts, dtype=float)
     values = np.asarray(renyi_ncx2(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]))
     n = len(ROWS)
-    n32 = len(FLOAT32_LARGE_ALPHA) + len(FLOAT32_LARGE_AMPLITUDE)
+    n32 = len(FLOAT32_LARGE_ALPHA) + len(FLOAT32_LARGE_AMPLITUDE) + len(FLOAT32_HARD)
     out = {"rows": values[:n], "spot": values[n], "all": (arr, values),
            "float32_reference": values[len(values) - n32:]}
     k = n + 1
@@ -237,20 +246,22 @@ def test_bad_input_raises(args, name):
 
 
 def test_float32():
-    rows = [r for r in ROWS if r[4] > 1e-3 and r[4] < 1e3 and r[0] <= 16][:12]
+    rows = [r for r in ROWS if r[4] > 1e-3 and r[4] < 1e3 and r[0] <= 16][:8]
     arr = np.array(rows, dtype=np.float32)
-    hard = np.array(FLOAT32_LARGE_ALPHA + FLOAT32_LARGE_AMPLITUDE, dtype=np.float32)
+    hard = np.array(FLOAT32_LARGE_ALPHA + FLOAT32_LARGE_AMPLITUDE + FLOAT32_HARD, dtype=np.float32)
     both = np.concatenate([arr[:, :4], hard])  # 16 points: one bucket
     out = renyi_ncx2(*(jnp.asarray(both[:, i]) for i in range(4)))
     assert out.dtype == jnp.float32
     out = np.asarray(out, np.float64)
     np.testing.assert_allclose(out[: len(arr)], arr[:, 4], rtol=2e-4)
-    # Against float64 at the same inputs. Measured: large α, at most 1.7e-7 relative; large
-    # amplitudes 5.1e-6, under issue 27's float32 criterion (1e-5), asserted.
+    # Against float64 at the same inputs. Measured: large α, at most 6.3e-7 relative (float32's
+    # 10-node panels); the other hard points at most 3.3e-6 (large amplitudes, 5.1e-6 before
+    # L/δ's Debye and log-ive forms; d = 8646, 1.6e-6), under issue 27's float32 criterion
+    # (1e-5), asserted.
     got, ref = out[len(arr):], batch()["float32_reference"]
     assert np.all(np.isfinite(got))
     k = len(FLOAT32_LARGE_ALPHA)
-    np.testing.assert_allclose(got[:k], ref[:k], rtol=2e-6)
+    np.testing.assert_allclose(got[:k], ref[:k], rtol=6e-6)
     np.testing.assert_allclose(got[k:], ref[k:], rtol=1e-5)
 
 

@@ -530,3 +530,50 @@ def test_the_ratios_distances_to_its_limits(dtype):
         assert np.array_equal(applies, inside)
         grads = jax.grad(lambda v, x, fn=fn: jnp.sum(fn(v, x)[0]), argnums=(0, 1))(v_out, arg)
         assert np.all(np.isfinite(value)) and all(np.all(np.isfinite(g)) for g in grads)
+
+
+#: r R_ν(κ r)/κ − 1 at large orders (float32's Fisher score and log-likelihood ratio): slopes κ
+#: from 0 (the limit r²/(2ν + 2) − 1) to 100, r across the bulk r² ≈ 2ν + κ², where the value
+#: is small, and far left (r = 0.01, 0.5), where it is ≈ −1. Orders from float32's switch
+#: (ν = 10, with its 8 Debye terms) and from float64's Debye range (ν = 20, all 16 terms).
+OFFSET_ORDERS = {np.float32: [10.0, 19.9, 60.0, 500.0, 4000.0], np.float64: [20.0, 60.0, 500.0, 4000.0]}
+OFFSET_SLOPES = [0.0, 0.3, 5.0, 40.0, 100.0]
+OFFSET_BULK_STEPS = [-3.0, -0.7, 0.0, 0.4, 2.5]
+OFFSET_FAR_LEFT = [0.01, 0.5]
+#: Against r R/κ − 1 from the Bessel core in float64, whose absolute rounding (~eps64 · r R/κ)
+#: is the absolute term: measured float32 4.0e-7 relative (3.4 eps32), float64 2.5e-12 (the
+#: reference's own rounding where the value is small; median 2.8e-15). Tolerances 10× those.
+OFFSET_TOL = {np.float32: 4e-6, np.float64: 2.5e-11}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_ratio_relative_offset_at_large_orders(dtype):
+    """r R_ν(κ r)/κ − 1 from Debye's R_ν, given r² − 2ν − κ², without the cancellation."""
+    from fisherrdp._src.distributions.ncx2.density import SINGLE_DEBYE_TERMS
+    from fisherrdp._src.special.bessel import ratio_relative_offset
+    from fisherrdp._src.special.debye import DEBYE_TERMS
+
+    places = OFFSET_BULK_STEPS + OFFSET_FAR_LEFT
+    v, kappa, place = (a.ravel() for a in np.meshgrid(
+        OFFSET_ORDERS[dtype], OFFSET_SLOPES, np.arange(len(places)), indexing="ij"))
+    bulk = np.sqrt(2.0 * v + kappa * kappa)
+    far_left = place >= len(OFFSET_BULK_STEPS)
+    r = np.where(far_left, np.asarray(places)[place], bulk + np.asarray(places)[place])
+    v, kappa, r = (np.asarray(np.asarray(a, dtype), np.float64) for a in (v, kappa, r))
+    excess = r * r - 2.0 * v - kappa * kappa
+    positive = kappa > 0.0
+    ratio = np.asarray(special.bessel_ratio(v, kappa * r))
+    ref = np.where(positive, r * ratio / np.where(positive, kappa, 1.0),
+                   r * r / (2.0 * v + 2.0)) - 1.0
+    terms = SINGLE_DEBYE_TERMS if dtype == np.float32 else DEBYE_TERMS
+    offset = jax.jit(lambda *a: ratio_relative_offset(*a, terms=terms))
+    args = [jnp.asarray(a, dtype) for a in (v, r, kappa, excess)]
+    got = offset(*args)
+    assert got.dtype == dtype
+    err = np.abs(np.asarray(got, np.float64) - ref) / (
+        OFFSET_TOL[dtype] * np.abs(ref) + 4.0 * EPS64 * (ref + 1.0))
+    worst = int(np.argmax(err))
+    assert err[worst] <= 1.0, (err[worst], v[worst], kappa[worst], r[worst])
+    # Finite derivatives, also at κ = 0.
+    grads = jax.grad(lambda *a: jnp.sum(offset(*a)), argnums=(0, 1, 2, 3))(*args)
+    assert all(np.all(np.isfinite(g)) for g in grads)

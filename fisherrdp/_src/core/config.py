@@ -191,6 +191,13 @@ def needs_compensation(dtype) -> bool:
     return np.dtype(dtype).itemsize < 8
 
 
+def for_precision(dtype, double, single):
+    """``single`` for float32 (and narrower floats) ``dtype``, ``double`` for float64: how a
+    kernel sizes a rule (nodes per panel, terms) to its working precision, by the same switch as
+    :func:`needs_compensation`. Example: ``for_precision(jnp.float32, 16, 8)`` is 8."""
+    return single if needs_compensation(dtype) else double
+
+
 _AS_ON_A_TPU = contextvars.ContextVar("fisherrdp_as_on_a_tpu", default=False)
 
 

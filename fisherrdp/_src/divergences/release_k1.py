@@ -694,7 +694,7 @@ def _psi_pass(psi, needs_psi, d, b):
     parts = _bessel(0.5 * d - 1.0, jnp.concatenate([z_pu, l_args]))
     k = z_pu.shape[0]
     pu_parts = jax.tree.map(lambda x: x[:k].reshape(u.shape), parts)
-    l_over = l_finish(parts.ratio[k:], parts.log_0f1[k:]).reshape(u.shape)
+    l_over = l_finish(parts.ratio[k:], parts.log_0f1[k:], parts.log_ive[k:]).reshape(u.shape)
     # L/δ as a posterior mean of e^{ℓ} under law b.
     q_p = _log_pu_from(u, d, theta_u * theta_u, pu_parts) + lw
     log_pb_psi = jax.nn.logsumexp(q_p, axis=1)

@@ -32,17 +32,20 @@ small, is formed from the distance of R_ν to its limit (Hankel's complement
 Quadrature. :math:`r` is a 1-Lipschitz function of a standard Gaussian vector, so
 :math:`P(|r - E r| > t) \le 2 e^{-t^2/2}`; with :math:`m = \sqrt{\theta^2 + d - 1/2}` one has
 :math:`|E r - m| \le 1` (:math:`\mathrm{Var}\, r \le 1`), and the interval
-:math:`[m - T, m + T]`, :math:`T` = ``HALF_WIDTH`` = 14, leaves a tail whose contribution to
+:math:`[m - T, m + T]` leaves a tail whose contribution to
 :math:`E[s^2]` is, by Cauchy–Schwarz and assuming :math:`E s^4 \le 15 I^2` (the value at
 :math:`d = 1`, :math:`\theta \to 0`; not proved in general), below
-:math:`\sqrt{30}\, e^{-(T-1)^2/4} I \approx 5\cdot 10^{-19} I`. The interval is covered by
-``PANELS`` Gauss–Legendre panels of ``NODES`` nodes. When :math:`m - T \le 0` the piece
+:math:`\sqrt{30}\, e^{-(T-1)^2/4} I`. The interval is covered by ``PANELS`` Gauss–Legendre
+panels. :math:`T` and the nodes per panel come from the working dtype (``RULES``): float64
+takes :math:`T = 14` (tail bound :math:`5\cdot 10^{-19}`) and 16 nodes, float32
+:math:`T = 11` (:math:`8\cdot 10^{-11}`) and 8 nodes, each far below its own rounding and
+float32 at half the cost. When :math:`m - T \le 0` the piece
 :math:`[0, 1]` is instead integrated in :math:`u = -\log r` over :math:`[0, 42/d]`, which turns
 the endpoint behaviour :math:`r^{d-1}` (non-integer powers for non-integer :math:`d`) into the
 smooth decay :math:`e^{-d u}`, and the panels cover :math:`[1, m + T]`.
 
-Error estimate (``return_error=True``): the difference from the same panels with
-``COARSE_NODES`` nodes, plus the tail bound above, plus a rounding term
+Error estimate (``return_error=True``): the difference from the same panels with the rule's
+``coarse_nodes`` nodes, plus the tail bound above, plus a rounding term
 :math:`\epsilon\,(64 + 4 M)\, I` with :math:`M` the largest magnitude among the terms of
 :math:`\log p`. Its honesty is asserted by ``tests/test_fisher.py`` against mpmath references
 (``tests/fixtures/fisher_ncx2.json``).
@@ -50,6 +53,7 @@ Error estimate (``return_error=True``): the difference from the same panels with
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import jax
@@ -57,39 +61,82 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays, needs_compensation
+from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype, needs_compensation
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
-from fisherrdp._src.distributions.ncx2.density import SINGLE_DEBYE_MIN_ORDER, large_order_logpdf
+from fisherrdp._src.distributions.ncx2.density import (
+    SINGLE_DEBYE_MIN_ORDER,
+    SINGLE_DEBYE_TERMS,
+    large_order_logpdf,
+)
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre
 from fisherrdp._src.special.bessel import (
     log_ive_0f1_and_ratio,
     ratio_complement_large_x,
     ratio_over_x_deviation,
+    ratio_relative_offset,
 )
 
-#: Half-width T of the integration interval [m − T, m + T] in r = √y.
-HALF_WIDTH = 14.0
-#: Gauss–Legendre panels covering the interval.
+
+@dataclasses.dataclass(frozen=True)
+class QuadratureRule:
+    """The quadrature of one working precision: interval, panels and nodes.
+
+    Attributes:
+        half_width: Half-width T of the integration interval [m − T, m + T] in r = √y.
+        nodes: Nodes per panel of the main rule (also on the u = −log r piece).
+        coarse_nodes: Nodes per panel of the comparison rule of the error estimate.
+    """
+
+    half_width: float
+    nodes: int
+    coarse_nodes: int
+
+    @property
+    def tail_bound(self) -> float:
+        """Relative tail bound √30 e^{−(T−1)²/4} (see the module docstring)."""
+        return math.sqrt(30.0) * math.exp(-((self.half_width - 1.0) ** 2) / 4.0)
+
+
+#: The rule per working precision, each the smallest whose error is far below the precision's
+#: rounding (measured against float64's rule, 2·10⁴ points over d ∈ [1, 10⁴],
+#: θ ∈ [10⁻⁴, 10³] with the edges: ``docs/math/fisher.md#quadrature``). float64: tail bound
+#: 5e-19, quadrature error ≲ 5e-13 relative with 12 nodes (so ≲ 1e-16 with 16). float32: tail
+#: bound 8e-11, quadrature error 1.4e-9 relative (float32's own rounding is ~1e-6), its
+#: comparison rule's 5e-7; half float64's nodes.
+RULES = {
+    np.dtype(np.float64): QuadratureRule(half_width=14.0, nodes=16, coarse_nodes=12),
+    np.dtype(np.float32): QuadratureRule(half_width=11.0, nodes=8, coarse_nodes=6),
+}
+#: Gauss–Legendre panels covering the interval [m − T, m + T].
 PANELS = 12
-#: Nodes per panel of the main rule and of the comparison rule.
-NODES = 16
-COARSE_NODES = 12
 #: Extent 42/d in u of the u = −log r piece used near r = 0, and its panel edges (as fractions
 #: of the extent: graded, since the integrand decays like e^{−d u}).
 U_DECAY = 42.0
 U_EDGES = (0.0, 1 / 84, 1 / 42, 2 / 42, 4 / 42, 8 / 42, 16 / 42, 1.0)
-#: Relative tail bound √30 e^{−(T−1)²/4} (see the module docstring).
-TAIL_BOUND = math.sqrt(30.0) * math.exp(-((HALF_WIDTH - 1.0) ** 2) / 4.0)
 
 
-def _integrate(d, theta, n):
-    """I(d, θ) by the n-node composite rule, with M (largest |term| of log p). Scalars in."""
+def rule_for(dtype) -> QuadratureRule:
+    """The quadrature rule of the working dtype (float32's for any float narrower than 64 bits)."""
+    return RULES[np.dtype(np.float64) if np.dtype(dtype).itemsize >= 8 else np.dtype(np.float32)]
+
+
+def _logpdf_at_node(t, m, d, theta):
+    """log of the χ² density at y = (m + t)², in float32's form; in the wide dtype, m + t is
+    exact (node and centre are float32), so the density sits at the node the rule assumes."""
+    r = m + t
+    y = jnp.where(r > 0, r * r, 1.0)
+    return large_order_logpdf(y, d, theta * theta)
+
+
+def _integrate(d, theta, n, half_width):
+    """I(d, θ) by the n-node composite rule on [m − T, m + T], T = ``half_width``, with M
+    (largest |term| of log p). Scalars in."""
     nu = d / 2.0 - 1.0
     m = jnp.sqrt(theta * theta + d - 0.5)
-    clipped = m - HALF_WIDTH <= 1.0
-    lo = jnp.where(clipped, 1.0, m - HALF_WIDTH)
-    hi = m + HALF_WIDTH
+    clipped = m - half_width <= 1.0
+    lo = jnp.where(clipped, 1.0, m - half_width)
+    hi = m + half_width
     # Panels in r on [lo, hi]; t = r − m is formed directly.
     # Nodes and weights in the working dtype (float64 NumPy arrays would promote float32 input).
     rule_b = composite_gauss_legendre(n, np.linspace(0.0, 1.0, PANELS + 1))
@@ -112,6 +159,7 @@ def _integrate(d, theta, n):
     jac = jnp.concatenate([jac_a, jac_b])
     log_jac = jnp.concatenate([log_jac_a, log_jac_b])
     t = r - m  # only used in smooth, non-cancelling terms below
+    t_node = jnp.concatenate([r_a - m, t_b])  # the node's offset as formed (float32's forms)
     # Two forms of log p(r), up to r-independent constants; both, and the score's ratio, from
     # one Bessel core at z = θ r.
     use_ive = theta * m > nu + 1.0
@@ -133,11 +181,17 @@ def _integrate(d, theta, n):
     log_p_i = main_i - quad_i + li
     size_i = jnp.abs(main_i) + jnp.abs(quad_i) + jnp.abs(li)
     log_p = jnp.where(use_ive, log_p_i, log_p_f)
-    if needs_compensation(d.dtype):  # the χ² log-density's float32 form (no cancellation)
+    if needs_compensation(d.dtype):
+        # float32: the quadratic terms from the node's offset t as formed (r − θ = t + (m − θ)),
+        # so that the density sits at the node the rule assumes, not at r rounded (an ulp of
+        # r ≈ θ is 6e-5 at θ = 10³); at orders ν ≥ 10, the χ² log-density's float32 form (no
+        # cancellation), at r = m + t formed in the wide dtype.
+        quad_f = t_node * (m + 0.5 * t_node)
+        quad_i = (t_node + jnp.where(use_ive, (d - 0.5) / (m + theta), m - 1.0)) ** 2 / 2.0
+        log_p = jnp.where(use_ive, main_i - quad_i + li, main_f - quad_f + lf)
         use_debye = nu >= SINGLE_DEBYE_MIN_ORDER
-        y = jnp.where(use_debye & (jac > 0), r * r, 1.0)
         safe_d = jnp.where(use_debye, d, 2.0 * SINGLE_DEBYE_MIN_ORDER + 2.0)
-        debye = jnp.log(r) + large_order_logpdf(y, safe_d, theta * theta)
+        debye = jnp.log(r) + in_wide_dtype(_logpdf_at_node, t_node, m, safe_d, theta)
         log_p = jnp.where(use_debye, debye, log_p)
     log_p = log_p + log_jac
     size = jnp.where(use_ive, size_i, size_f)
@@ -148,35 +202,46 @@ def _integrate(d, theta, n):
     r_over_z = jnp.where(z > 0, ratio / z_safe, 1.0 / d)
     s_over_theta = r * r * r_over_z - 1.0
     if needs_compensation(d.dtype):
-        # r² R_ν(z)/z is close to 1 where z is large (R_ν → 1, r ≈ θ) and where z is small
-        # (R_ν/z → 1/d, r² ≈ d): there the score's size, ~1/θ resp. ~1/√d, is left to float32's
-        # absolute precision. Both ends take a form without the cancellation
-        # (docs/math/fisher.md#the-score-in-float32). Large z: s/θ = ((r − θ) − r (1 − R_ν))/θ,
-        # with Hankel's complement (r − θ is exact where θ/2 ≤ r ≤ 2θ, Sterbenz). Small z:
-        # s/θ = (r² − d)/d + (r²/d) δ, δ = d R_ν(z)/z − 1 from its series, and
-        # r² − d = θ² − ½ + t (r + m) (m² = θ² + d − ½, t = r − m).
+        # r² R_ν(z)/z is close to 1 where z is large (R_ν → 1, r ≈ θ), where z is small
+        # (R_ν/z → 1/d, r² ≈ d), and at large orders in between (r R_ν/θ → 1): there the
+        # score's size is left to float32's absolute precision. Forms without the cancellation
+        # (docs/math/fisher.md#the-score-in-float32): at orders ν ≥ 10, Debye's R_ν for every
+        # z (below); else large z: s/θ = ((r − θ) − r (1 − R_ν))/θ with Hankel's complement and
+        # r − θ = t + (m − θ); small z: s/θ = (r² − d)/d + (r²/d) δ, δ = d R_ν(z)/z − 1 from
+        # its series, and r² − d = θ² − ½ + t (r + m) (m² = θ² + d − ½, t = r − m).
         complement, hankel = ratio_complement_large_x(nu, z)
         theta_safe = jnp.where(theta > 0, theta, 1.0)
-        large = ((r - theta) - r * complement) / theta_safe
+        large = ((t_node + (d - 0.5) / (m + theta)) - r * complement) / theta_safe
         deviation, series = ratio_over_x_deviation(nu, 0.25 * z * z)
         r2_over_d = r * r / d
         small = ((theta * theta - 0.5) + t * (r + m)) / d + r2_over_d * deviation
         s_over_theta = jnp.where(hankel, large, jnp.where(series, small, s_over_theta))
+        # Orders ν ≥ 10: s/θ = r R_ν(θ r)/θ − 1 by Debye's R_ν, with r² − 2ν − θ² =
+        # ρ + t (2m + t) + 3/2 from the node's offset, ρ = m² − (θ² + d − ½) in the wide dtype.
+        large_order = nu >= SINGLE_DEBYE_MIN_ORDER
+        rho = in_wide_dtype(lambda m, theta, d: m * m - (theta * theta + d - 0.5), m, theta, d)
+        by_debye = ratio_relative_offset(
+            jnp.where(large_order, nu, SINGLE_DEBYE_MIN_ORDER), r, theta,
+            rho + t_node * (2.0 * m + t_node) + 1.5, terms=SINGLE_DEBYE_TERMS,
+        )
+        s_over_theta = jnp.where(large_order, by_debye, s_over_theta)
     value = theta * theta * jnp.sum(w * s_over_theta**2) / jnp.sum(w)
     big_m = jnp.max(jnp.where(jac > 0, size, 0.0))
     return value, big_m
 
 
 def _fisher_with_error(d, theta):
-    value, big_m = _integrate(d, theta, NODES)
-    coarse, _ = _integrate(d, theta, COARSE_NODES)
+    rule = rule_for(d.dtype)
+    value, big_m = _integrate(d, theta, rule.nodes, rule.half_width)
+    coarse, _ = _integrate(d, theta, rule.coarse_nodes, rule.half_width)
     eps = jnp.finfo(value.dtype).eps
-    error = jnp.abs(value - coarse) + (TAIL_BOUND + eps * (64.0 + 4.0 * big_m)) * value
+    error = jnp.abs(value - coarse) + (rule.tail_bound + eps * (64.0 + 4.0 * big_m)) * value
     return value, jax.lax.stop_gradient(error)
 
 
 def fisher_kernel(d, theta):
-    return _integrate(d, theta, NODES)[0]
+    rule = rule_for(d.dtype)
+    return _integrate(d, theta, rule.nodes, rule.half_width)[0]
 
 
 _fisher_vec = jax.jit(jnp.vectorize(fisher_kernel))
