@@ -32,7 +32,7 @@ Usage::
 The two finite-release quantities (``renyi_release_k1``, ``hockey_stick_release_k1``) get
 ``--release-points`` points (default 512): their kernel takes ~0.15 s a point on 2 CPU cores in
 float64, so three scans of 10 000 points would take ~2.5 hours (on a GPU the full count is
-affordable). All 36 quantities take about 40 minutes on 2 cores; ``--json`` accumulates, one
+affordable). All 36 quantities take about 18 minutes on 2 cores; ``--json`` accumulates, one
 quantity at a time, so a run can be split with ``--only`` or resumed.
 """
 
