@@ -74,7 +74,7 @@ nodes as a centre and an offset formed in float64 where the device has it, and s
 
 **Cost.** 2 × 320 quadrature nodes per element (float32: 2 × 200), each with a log-density and
 ``Z_NODES`` + 2 Bessel evaluations (float32: ``Z_NODES_FLOAT32`` + 2): about 1 ms per element
-in float64 (``bench_scan.py``: ~900 points/s on two CPU cores; float32 ~1 900);
+in float64 (``bench_scan.py``: ~930 points/s on two CPU cores; float32 ~1 700);
 compiling takes ~20–30 s (the derivative ~100 s). Not for tight inner loops over millions of points.
 """
 
