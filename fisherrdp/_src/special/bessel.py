@@ -295,7 +295,7 @@ def ratio_relative_offset(
     r R_ν/κ → 1 (r² ≈ 2ν + κ², the bulk of a χ² law of non-centrality κ²), the direct form
     keeps only its absolute precision; here every term has one sign but the last difference,
     whose terms are of relative size ~1/√ν. Finite at κ = 0. At ν ≥ 10 with 8 terms, float32
-    gives it to 4.0e-7 relative (``tests/test_special_accuracy.py``).
+    gives it to 3.0e-7 relative (``tests/test_special_accuracy.py``).
     """
     z = kappa * r
     root = jnp.sqrt(v * v + z * z)
