@@ -36,7 +36,7 @@ Quadrature. :math:`r` is a 1-Lipschitz function of a standard Gaussian vector, s
 :math:`E[s^2]` is, by Cauchy–Schwarz and assuming :math:`E s^4 \le 15 I^2` (the value at
 :math:`d = 1`, :math:`\theta \to 0`; not proved in general), below
 :math:`\sqrt{30}\, e^{-(T-1)^2/4} I`. The interval is covered by ``PANELS`` Gauss–Legendre
-panels. :math:`T` and the nodes per panel come from the working dtype (``RULES``): float64
+panels. :math:`T` and the nodes per panel come from the working dtype (``RULE``, ``RULE_FLOAT32``): float64
 takes :math:`T = 14` (tail bound :math:`5\cdot 10^{-19}`) and 16 nodes, float32
 :math:`T = 11` (:math:`8\cdot 10^{-11}`) and 8 nodes, each far below its own rounding and
 float32 at half the cost. When :math:`m - T \le 0` the piece
@@ -61,7 +61,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype, needs_compensation
+from fisherrdp._src.core.config import (
+    as_float_arrays,
+    for_precision,
+    in_wide_dtype,
+    needs_compensation,
+)
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
 from fisherrdp._src.distributions.ncx2.density import (
@@ -98,27 +103,21 @@ class QuadratureRule:
         return math.sqrt(30.0) * math.exp(-((self.half_width - 1.0) ** 2) / 4.0)
 
 
-#: The rule per working precision, each the smallest whose error is far below the precision's
-#: rounding (measured against float64's rule, 2·10⁴ points over d ∈ [1, 10⁴],
-#: θ ∈ [10⁻⁴, 10³] with the edges: ``docs/math/fisher.md#quadrature``). float64: tail bound
-#: 5e-19, quadrature error ≲ 5e-13 relative with 12 nodes (so ≲ 1e-16 with 16). float32: tail
-#: bound 8e-11, quadrature error 1.4e-9 relative (float32's own rounding is ~1e-6), its
-#: comparison rule's 5e-7; half float64's nodes.
-RULES = {
-    np.dtype(np.float64): QuadratureRule(half_width=14.0, nodes=16, coarse_nodes=12),
-    np.dtype(np.float32): QuadratureRule(half_width=11.0, nodes=8, coarse_nodes=6),
-}
+#: The rule of each working precision (float64's, float32's), each the smallest whose error is
+#: far below that precision's rounding (measured against float64's rule, 2·10⁴ points over
+#: d ∈ [1, 10⁴], θ ∈ [10⁻⁴, 10³] with the edges:
+#: ``docs/math/fisher.md#the-integral-the-code-evaluates``). float64: tail bound 5e-19,
+#: quadrature error ≲ 5e-13 relative with 12 nodes (so ≲ 1e-16 with 16). float32: tail bound
+#: 8e-11, quadrature error 1.4e-9 relative (float32's own rounding is ~1e-6), its comparison
+#: rule's 5e-7; half float64's nodes.
+RULE = QuadratureRule(half_width=14.0, nodes=16, coarse_nodes=12)
+RULE_FLOAT32 = QuadratureRule(half_width=11.0, nodes=8, coarse_nodes=6)
 #: Gauss–Legendre panels covering the interval [m − T, m + T].
 PANELS = 12
 #: Extent 42/d in u of the u = −log r piece used near r = 0, and its panel edges (as fractions
 #: of the extent: graded, since the integrand decays like e^{−d u}).
 U_DECAY = 42.0
 U_EDGES = (0.0, 1 / 84, 1 / 42, 2 / 42, 4 / 42, 8 / 42, 16 / 42, 1.0)
-
-
-def rule_for(dtype) -> QuadratureRule:
-    """The quadrature rule of the working dtype (float32's for any float narrower than 64 bits)."""
-    return RULES[np.dtype(np.float64) if np.dtype(dtype).itemsize >= 8 else np.dtype(np.float32)]
 
 
 def _logpdf_at_node(t, m, d, theta):
@@ -231,7 +230,7 @@ def _integrate(d, theta, n, half_width):
 
 
 def _fisher_with_error(d, theta):
-    rule = rule_for(d.dtype)
+    rule = for_precision(d.dtype, RULE, RULE_FLOAT32)
     value, big_m = _integrate(d, theta, rule.nodes, rule.half_width)
     coarse, _ = _integrate(d, theta, rule.coarse_nodes, rule.half_width)
     eps = jnp.finfo(value.dtype).eps
@@ -240,7 +239,7 @@ def _fisher_with_error(d, theta):
 
 
 def fisher_kernel(d, theta):
-    rule = rule_for(d.dtype)
+    rule = for_precision(d.dtype, RULE, RULE_FLOAT32)
     return _integrate(d, theta, rule.nodes, rule.half_width)[0]
 
 
