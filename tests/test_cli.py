@@ -1,6 +1,7 @@
 """The command line: subcommand registry, default subcommand, and the demo table."""
 
 import math
+import re
 
 import pytest
 
@@ -22,10 +23,14 @@ def test_demo_runs(argv, capsys):
 
 
 def test_version(capsys):
+    """``fisherrdp --version`` prints the package's version (pyproject.toml reads the same one)."""
+    from fisherrdp._src.core.version import VERSION
+
     with pytest.raises(SystemExit) as e:
         cli.main(["--version"])
     assert e.value.code == 0
-    assert "fisherrdp" in capsys.readouterr().out
+    assert capsys.readouterr().out == f"fisherrdp {VERSION}\n"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION), "semantic versioning: MAJOR.MINOR.PATCH"
 
 
 def test_demo_table_finite_where_scipy_fails():
