@@ -295,7 +295,7 @@ def measure(names=None, *, points_per_quantity: int = 10_000, release_points: in
                 results[key] = scan(name, points(**cols), chunk=chunk, dtype=dtype,
                                     progress=False)
                 times[key] = time.perf_counter() - t0
-        except Exception as exc:  # report and go on with the others
+        except Exception as exc:  # noqa: BLE001 - report and go on with the others
             rows.append({"quantity": name, "output": "-", "quantity_outputs": ["-"],
                          "error": f"{type(exc).__name__}: {exc}"})
             log(f"{name}: FAILED {type(exc).__name__}: {exc}")

@@ -34,7 +34,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402
+import _common
 
 #: name -> (setup statements, the call). The call is a Python expression; the setup runs before
 #: the clock starts (imports of fisherrdp's public modules).

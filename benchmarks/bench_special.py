@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402  (benchmarks/_common.py: shared helpers)
+import _common
 
 REPO_ROOT = _common.REPO_ROOT
 

@@ -13,4 +13,4 @@ _config.enable_compilation_cache()
 from fisherrdp import bounds, divergences, fisher, scan, special, stats  # noqa: E402
 from fisherrdp._src.core.version import VERSION as __version__  # noqa: E402
 
-__all__ = ["bounds", "divergences", "fisher", "scan", "special", "stats", "__version__"]
+__all__ = ["__version__", "bounds", "divergences", "fisher", "scan", "special", "stats"]

@@ -30,7 +30,7 @@ from fisherrdp._src.bounds.theorems import (
     theorem54_bound,
 )
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped, the order of the API page and of the scan registry
     "fisher_lower_prop51",
     "fisher_upper_prop51",
     "fisher_upper_quadratic",

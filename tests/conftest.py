@@ -95,7 +95,7 @@ if _cache:
 else:
     os.environ["FISHERRDP_NO_CACHE"] = "1"
 
-from helpers.compile_census import pytest_configure  # noqa: E402,F401  (FISHERRDP_CENSUS=DIR)
+from helpers.compile_census import pytest_configure  # noqa: F401  (FISHERRDP_CENSUS=DIR)
 
 import fisherrdp  # noqa: F401  (turns the cache on, and float64)
 

@@ -76,7 +76,7 @@ def _run_page(page: str, *, slow: bool) -> None:
             continue
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(code, namespace)  # noqa: S102  (the documentation's own examples)
+            exec(code, namespace)
         if expected is not None:
             got = [line.rstrip() for line in printed.getvalue().rstrip("\n").splitlines()]
             want = [line.rstrip() for line in expected.rstrip("\n").splitlines()]

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from fisherrdp import bounds
-from fisherrdp import figures
+from fisherrdp import bounds, figures
 from fisherrdp._src.commands import cli
 
 FIGURE_FILES = (

@@ -281,7 +281,7 @@ def test_the_slurm_recipe_runs_as_two_processes(launched):
     # does not run it, "no-run": it reads the store of several hosts).
     snippet = re.search(r"```python no-run\n(.*?)```", _page(), re.DOTALL)[1]
     pytest.importorskip("xarray")
-    exec(snippet.replace(STORE, launched["store"]), {})  # noqa: S102
+    exec(snippet.replace(STORE, launched["store"]), {})
 
     # Where no cluster is detected, --distributed alone is a bad option.
     _, err = launched["no_cluster"].communicate(timeout=600)

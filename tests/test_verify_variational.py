@@ -14,7 +14,6 @@ from jax.test_util import check_grads
 from fisherrdp._src.checks import statements as checks
 from fisherrdp._src.checks import variational as variational_checks
 from fisherrdp._src.checks import variational_statements
-from fisherrdp._src.commands import cli
 from fisherrdp._src.checks.variational import (
     VariationalGrid,
     gram_draws,
@@ -23,7 +22,7 @@ from fisherrdp._src.checks.variational import (
     reduced_means,
 )
 from fisherrdp._src.checks.wishart import PAIR_KINDS, WishartGrid, wishart_pairs
-from fisherrdp._src.commands import verify
+from fisherrdp._src.commands import cli, verify
 from fisherrdp._src.numerics.linalg import procrustes
 
 #: A tiny grid: one estimator call per family (one (r, k) group each), few steps and draws.

@@ -49,7 +49,7 @@ class _ShapesFromLog(logging.Handler):
             return
         if record.msg.startswith("Compiling %s with global shapes"):
             name, avals = record.args[0], record.args[1]
-            shapes = [getattr(a, "str_short", lambda: str(a))() for a in avals]
+            shapes = [a.str_short() if hasattr(a, "str_short") else str(a) for a in avals]
             _state.shapes = (str(name), shapes)
         elif "compilation cache hit for" in record.msg or "COMPILATION CACHE MISS for" in record.msg:
             _state.key = str(record.args[1])

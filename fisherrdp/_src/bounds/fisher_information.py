@@ -21,7 +21,7 @@ from fisherrdp._src.bounds.common import (
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
 
-__all__ = ['fisher_lower_prop51', 'fisher_upper_prop51', 'fisher_upper_quadratic', 'fisher_upper_idier_collewet', 'fisher_upper_poincare', 'fisher_upper_trivial']
+__all__ = ['fisher_lower_prop51', 'fisher_upper_idier_collewet', 'fisher_upper_poincare', 'fisher_upper_prop51', 'fisher_upper_quadratic', 'fisher_upper_trivial']
 
 
 @jax.jit

@@ -27,7 +27,7 @@ from fisherrdp._src.core.validation import (
     validated,
 )
 
-__all__ = ['path_bound_from_integral', 'postprocessing_envelope', 'theorem52_bound', 'theorem54_bound', 'theorem53_fisher_bound']
+__all__ = ['path_bound_from_integral', 'postprocessing_envelope', 'theorem52_bound', 'theorem53_fisher_bound', 'theorem54_bound']
 
 
 def _log_exprel(x):

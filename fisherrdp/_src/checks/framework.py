@@ -24,18 +24,18 @@ from fisherrdp._src.divergences.renyi import renyi_vec
 from fisherrdp._src.fisher.ncx2 import fisher_with_error_vec
 
 __all__ = [
-    "FISHER_TOL",
-    "RENYI_TOL",
-    "PATH_BOUND_TOL",
     "CLOSED_FORM_TOL",
-    "WISHART_RENYI_TOL",
     "FAILING_KINDS",
-    "Grid",
-    "Comparison",
+    "FISHER_TOL",
+    "PATH_BOUND_TOL",
+    "RENYI_TOL",
+    "WISHART_RENYI_TOL",
     "Approach",
+    "Comparison",
+    "Evaluator",
+    "Grid",
     "Statement",
     "StatementResult",
-    "Evaluator",
     "summarize",
 ]
 

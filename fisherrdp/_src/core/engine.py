@@ -40,19 +40,19 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 __all__ = [
     "AXIS",
     "as_tuple",
+    "bucket_size",
+    "exported_program",
     "local_device_count",
     "local_mesh",
-    "bucket_size",
     "map_bucketed",
     "map_points",
+    "modules_imported_by",
     "run_pipelined",
     "sharded_kernel",
-    "stored_kernel",
-    "stored_export",
-    "exported_program",
     "source_files",
     "source_hash",
-    "modules_imported_by",
+    "stored_export",
+    "stored_kernel",
 ]
 
 #: Name of the mesh axis along which points are sharded.

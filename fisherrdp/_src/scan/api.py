@@ -331,7 +331,7 @@ def _stored_chunk(path: str) -> int | None:
 
     try:
         group = import_zarr().open_group(path, mode="r")
-    except Exception:
+    except Exception:  # noqa: BLE001 - no store at path yet, or none zarr can read: no chunk
         return None
     run = dict(group.attrs.get("fisherrdp_run", {}))
     return int(run["chunk"]) if "chunk" in run else None

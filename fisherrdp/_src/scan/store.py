@@ -27,7 +27,7 @@ import numpy as np
 
 from fisherrdp._src.scan.grid import Layout
 
-__all__ = ["Store", "open_store", "FORMAT"]
+__all__ = ["FORMAT", "Store", "open_store"]
 
 #: Version of the store layout (in the ``fisherrdp_scan`` attributes).
 FORMAT = 1

@@ -411,7 +411,7 @@ def _log_i_and_ive(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
 def _log_i_and_ive_jvp(primals, tangents):
     v, x = primals
     v_dot, x_dot = tangents
-    core = lambda order: bessel_core(order, x, 0.25 * x * x)  # noqa: E731
+    core = lambda order: bessel_core(order, x, 0.25 * x * x)
     if isinstance(v_dot, SymbolicZero):
         parts = core(v)
         dlog_i = jnp.zeros_like(x)
@@ -463,7 +463,7 @@ def ratio_and_log_0f1(v: jax.Array, x: jax.Array, q: jax.Array) -> tuple[jax.Arr
 @ratio_and_log_0f1.defjvp
 def _ratio_and_log_0f1_jvp(primals, tangents):
     # No short identity without cancellation: differentiate the regime formulas.
-    core = lambda *args: bessel_core(*args)[2:]  # noqa: E731
+    core = lambda *args: bessel_core(*args)[2:]
     return jax.jvp(core, primals, tangents)
 
 

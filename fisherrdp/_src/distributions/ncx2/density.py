@@ -77,16 +77,16 @@ from fisherrdp._src.special.bessel import (
 from fisherrdp._src.special.gamma import log_gamma
 
 __all__ = [
+    "BUCKET_CAP",
+    "LOG2",
     "SERIES_MAX_Z",
-    "STIRLING_MIN_A",
     "SINGLE_DEBYE_MIN_ORDER",
     "SINGLE_DEBYE_TERMS",
-    "LOG2",
-    "BUCKET_CAP",
+    "STIRLING_MIN_A",
     "central_logpdf",
     "large_order_logpdf",
-    "logpdf_kernel",
     "logpdf",
+    "logpdf_kernel",
     "pdf",
 ]
 

@@ -12,8 +12,8 @@ from fisherrdp._src.core.validation import DIMENSION, NONNEG, validated
 
 __all__ = [
     "mean",
-    "var",
     "sample",
+    "var",
 ]
 
 

@@ -37,8 +37,8 @@ from fisherrdp._src.distributions.ncx2.density import LOG2
 from fisherrdp._src.distributions.ncx2.tails import TAIL_BUCKET_CAP, log_cdf_sf_values
 
 __all__ = [
-    "ppf",
     "isf",
+    "ppf",
 ]
 
 

@@ -67,11 +67,11 @@ from fisherrdp._src.distributions.ncx2.density import LOG2, logpdf_kernel
 from fisherrdp._src.numerics.quadrature import composite_gauss_legendre
 
 __all__ = [
+    "cdf",
     "log_cdf_sf",
     "log_cdf_sf_values",
     "logcdf",
     "logsf",
-    "cdf",
     "sf",
 ]
 
