@@ -34,7 +34,10 @@ extensions = [
     "myst_nb",  # Markdown (MyST) and notebooks; includes myst_parser
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
-    "sphinx.ext.mathjax",  # the browser loads MathJax from its CDN; the build itself is offline
+    "sphinx.ext.mathjax",
+    # MathJax 3 (its tex-chtml component and fonts) copied into the site's _static/mathjax and
+    # loaded from there, not from a CDN: the formulas render offline (tests/test_docs_build.py)
+    "sphinx-mathjax-offline",
     "public_api",  # docs/_ext/public_api.py: every name in a public __all__ has an entry
 ]
 
