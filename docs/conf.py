@@ -7,15 +7,17 @@ Build (offline, every warning an error; CI runs it through tests/test_docs_build
 ``-E`` reads every page again: an incremental build does not repeat the warnings of pages that
 did not change since the last build.
 
-Pages are MyST Markdown (``*.md``) and Jupyter notebooks (``tutorials/*.ipynb``, read by
-myst-nb); the API reference (``api/``) is autodoc on the public modules, whose docstrings are
+Pages are MyST Markdown (``*.md``) and Jupyter notebooks (the tutorials, read by myst-nb); the
+API reference (``api/``) is autodoc on the public modules, whose docstrings are
 Google style (napoleon) with ``.. math::`` blocks and doctest examples.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
+import re
 import sys
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")  # importing fisherrdp for autodoc needs no device
@@ -67,9 +69,46 @@ nitpick_ignore = [
 # GitHub writes them (page.md#theorem-53): the anchors that tests/test_docs_math.py checks.
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 6
-# The tutorial notebooks are stored executed (docs/tutorials/execute.py runs them): the build
+# The tutorial notebooks are stored executed (notebooks/execute.py runs them): the build
 # renders the stored outputs and never runs a kernel.
 nb_execution_mode = "off"
+
+
+def copy_tutorials(source: pathlib.Path, target: pathlib.Path) -> list[str]:
+    """Copy the notebooks of ``source`` (the repository's ``notebooks/``, where users find them)
+    into ``target`` (``docs/tutorials/``, inside the site's source folder: Sphinx reads no page
+    outside it); return the copies' names.
+
+    The notebooks link the documentation's pages from where they live (``../docs/math/...``);
+    in the copies their Markdown cells link them from ``docs/tutorials/`` (``../math/...``).
+    Code cells, outputs and metadata are copied unchanged. A copy is written only when it
+    differs, and atomically (two builds may run at once, e.g. two test workers); copies whose
+    notebook is gone are removed. The copies are not in git (.gitignore).
+    """
+    target.mkdir(exist_ok=True)
+    names = []
+    for path in sorted(source.glob("*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        for cell in notebook["cells"]:
+            if cell["cell_type"] == "markdown":
+                lines = cell["source"] if isinstance(cell["source"], list) else [cell["source"]]
+                lines = [re.sub(r"\]\(\.\./docs/", "](../", line) for line in lines]
+                cell["source"] = lines
+        text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+        copy = target / path.name
+        names.append(path.name)
+        if copy.is_file() and copy.read_text(encoding="utf-8") == text:
+            continue
+        partial = copy.with_name(f".{path.name}.{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, copy)
+    for stale in set(p.name for p in target.glob("*.ipynb")) - set(names):
+        (target / stale).unlink(missing_ok=True)
+    return names
+
+
+copy_tutorials(pathlib.Path(__file__).resolve().parents[1] / "notebooks",
+               pathlib.Path(__file__).resolve().parent / "tutorials")
 
 # --- API reference ------------------------------------------------------------------------------
 # Signatures without annotations: the Args sections state shapes and dtypes, and jax's

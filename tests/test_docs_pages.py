@@ -2,7 +2,7 @@
 options, extras and files that exist.
 
 Pages: README.md and docs/**/*.md, except docs/math/ (its numbers are recomputed independently
-by tests/test_docs_math.py) and the notebooks (docs/tutorials/execute.py runs them).
+by tests/test_docs_math.py) and the notebooks (notebooks/execute.py runs them).
 
 Python blocks (```` ```python ````) run in order, one namespace per page, in a fresh temporary
 working directory (a page may write files, e.g. a scan store). A ```` ```text ```` block that

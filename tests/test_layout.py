@@ -1,5 +1,9 @@
 """The house: the layers hold, nothing private crosses a module, the public API is documented.
 
+- The repository's top level is the one the project was specified with: ``pyproject.toml``,
+  ``README.md``, ``fisherrdp/``, ``benchmarks/``, ``tests/`` and ``notebooks/`` (the tutorials,
+  which the documentation build copies into ``docs/tutorials/``), with the license, the citation
+  and the changelog beside them.
 - The import-linter contracts of ``pyproject.toml`` (``[tool.importlinter]``): ``fisherrdp._src``
   in layers (core → numerics → special → distributions → release → fisher | divergences |
   variational → bounds → accounting | checks → scan | figures → commands), no public module
@@ -50,6 +54,17 @@ BORROWED = {
     # A parameter's range: declared by the functions (validated), read by the scan registry.
     ("fisherrdp.scan", "Domain"): "fisherrdp._src.core",
 }
+
+
+def test_the_top_level_layout():
+    for name in ("pyproject.toml", "README.md", "LICENSE", "CITATION.cff", "CHANGELOG.md"):
+        assert (ROOT / name).is_file(), name
+    for name in ("fisherrdp", "benchmarks", "tests", "notebooks", "docs"):
+        assert (ROOT / name).is_dir(), name
+    notebooks = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert len(notebooks) >= 5, notebooks
+    # docs/tutorials holds the build's copies of these (git-ignored), no notebook of its own.
+    assert {p.name for p in (ROOT / "docs" / "tutorials").glob("*.ipynb")} <= notebooks
 
 
 def test_import_contracts_are_kept():

@@ -1,7 +1,7 @@
-"""The tutorial notebooks (docs/tutorials/*.ipynb) are stored executed, from their current code.
+"""The tutorial notebooks (notebooks/*.ipynb) are stored executed, from their current code.
 
 The documentation site renders the notebooks' stored outputs and runs no kernel, so the outputs
-must come from the code beside them. ``python docs/tutorials/execute.py NOTEBOOK`` executes a
+must come from the code beside them. ``python notebooks/execute.py NOTEBOOK`` executes a
 notebook in place (nbclient, ``pip install -e ".[docs]"``) and stamps its metadata with a
 SHA-256 of its code cells (``fisherrdp.code_sha256``) and the seconds it took
 (``fisherrdp.execution_seconds``). The default run executes nothing; it checks, per notebook,
@@ -21,7 +21,7 @@ import re
 
 import pytest
 
-TUTORIALS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "tutorials"
+TUTORIALS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(TUTORIALS.glob("*.ipynb"))
 
 _spec = importlib.util.spec_from_file_location("tutorials_execute", TUTORIALS / "execute.py")
@@ -69,7 +69,7 @@ def test_there_is_a_notebook():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_stored_executed_and_current(path):
     notebook = _load(path)
-    rerun = f"run: python docs/tutorials/execute.py docs/tutorials/{path.name}"
+    rerun = f"run: python notebooks/execute.py notebooks/{path.name}"
     stamp = notebook["metadata"].get("fisherrdp", {}).get("code_sha256")
     assert stamp is not None, f"{path.name} has never been executed by execute.py; {rerun}"
     assert stamp == execute.code_sha256(notebook), (

@@ -1,10 +1,11 @@
 """Execute tutorial notebooks in place and stamp them with the hash of their code.
 
-The tutorials in ``docs/tutorials`` are stored executed, outputs and plots included: the
-documentation build (myst-nb) does not run them. After editing a notebook's code, run it again:
+The tutorials in ``notebooks/`` are stored executed, outputs and plots included: the
+documentation build (myst-nb, from copies that docs/conf.py makes in ``docs/tutorials/``) does
+not run them. After editing a notebook's code, run it again:
 
-    python docs/tutorials/execute.py docs/tutorials/scan.ipynb        # one notebook
-    python docs/tutorials/execute.py                                  # every tutorial
+    python notebooks/execute.py notebooks/scan.ipynb        # one notebook
+    python notebooks/execute.py                             # every tutorial
 
 Each notebook runs top to bottom in a fresh Jupyter kernel (nbclient; ``pip install -e
 ".[docs]"``), in the notebook's folder, with matplotlib's inline backend, and is written back
