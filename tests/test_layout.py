@@ -1,5 +1,7 @@
 """The house: the layers hold, nothing private crosses a module, the public API is documented.
 
+- The oldest versions CI tests (``.ci/oldest-constraints.txt``, run by ``.ci/oldest``) are exactly
+  the lower bounds of ``pyproject.toml``'s dependencies.
 - The repository's top level is the one the project was specified with: ``pyproject.toml``,
   ``README.md``, ``fisherrdp/``, ``benchmarks/``, ``tests/`` and ``notebooks/`` (the tutorials,
   which the documentation build copies into ``docs/tutorials/``), with the license, the citation
@@ -25,6 +27,7 @@ import ast
 import importlib
 import inspect
 import pathlib
+import re
 import sys
 
 import pytest
@@ -65,6 +68,27 @@ def test_the_top_level_layout():
     assert len(notebooks) >= 5, notebooks
     # docs/tutorials holds the build's copies of these (git-ignored), no notebook of its own.
     assert {p.name for p in (ROOT / "docs" / "tutorials").glob("*.ipynb")} <= notebooks
+
+
+def _lower_bounds() -> dict[str, str]:
+    """pyproject.toml's dependencies with a lower bound: name → version."""
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    return {m[1].lower(): m[2] for dep in deps
+            if (m := re.fullmatch(r"([A-Za-z0-9_.-]+)\s*>=\s*([^,;\s]+).*", dep))}
+
+
+def test_the_oldest_tested_versions_are_the_declared_lower_bounds():
+    pins = {}
+    for line in (ROOT / ".ci" / "oldest-constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pins[name.strip().lower()] = version.strip()
+    floors = _lower_bounds()
+    assert {"jax", "jaxlib", "numpy", "scipy", "zarr", "xarray", "optax", "equinox"} <= set(floors)
+    assert {name: pins.get(name) for name in floors} == floors
 
 
 def test_import_contracts_are_kept():
