@@ -399,6 +399,16 @@ SPOTS = [
         lambda: _renyi_wishart_k2(2.0, 10.0, [[4.0, 0.0], [0.0, 0.25]], [[2.25, 0.0], [0.0, 0.25]]),
     ),
     ("wishart_k2.md", "0.1021911264", 0.1021911264, lambda: _renyi_ncx2(2.0, 10.0, 2.0, 1.5)),
+    # worst_pair.md: the orthogonal pair's exact value is the sum of two k = 1 divergences; the
+    # independent cubature of the Wishart divergence gives the same sum.
+    ("worst_pair.md", "0.0497936271", 0.0497936271, lambda: _renyi_ncx2(2.0, 10.0, 1.0, 0.0)),
+    ("worst_pair.md", "0.0421024196", 0.0421024196, lambda: _renyi_ncx2(2.0, 10.0, 0.0, 1.0)),
+    (
+        "worst_pair.md",
+        "0.0918960467",
+        0.0918960467,
+        lambda: _renyi_wishart_k2(2.0, 10.0, [[1.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 1.0]]),
+    ),
     (
         "accountant.md",
         "0.1269367375",
@@ -452,6 +462,9 @@ def test_spot_values_that_hold_together():
     assert "2.4\\times10^{-6}" in _page("wishart_k2.md")
     gain = printed["wishart_k2.md", "0.1021935362"] - printed["wishart_k2.md", "0.1021911264"]
     assert abs(gain - 2.4e-6) < 0.05e-6
+    # worst_pair.md: the orthogonal pair's value is the sum of its two k = 1 terms.
+    terms = printed["worst_pair.md", "0.0497936271"] + printed["worst_pair.md", "0.0421024196"]
+    assert abs(printed["worst_pair.md", "0.0918960467"] - terms) <= 1e-10
     # paper.md: the printed Theorem 5.3 at k = 1, d = 6, rho = 1 is 1/4, the re-derived 2/5,
     # and the exact information lies strictly between.
     assert 0.25 < _fisher_ncx2(6, 1.0) < 2 / (2 + 3)

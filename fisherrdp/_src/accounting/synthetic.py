@@ -28,8 +28,11 @@ scale of both laws).
     (Dawson's :math:`F`, :math:`s = (\alpha-1)(2\alpha-1)/2`) is evaluated exactly — never above
     Theorem 5.4's closed form, which bounds that integral. The privacy profile and
     :math:`\varepsilon(\delta)` then follow by the RDP conversion of Balle et al. (2020).
-    The result names the bound used (``details=True``). Finite :math:`n_\mathrm{syn}` uses the same
-    bound: :math:`ZV` given :math:`V` depends on :math:`V^\top V` only, so it is post-processing.
+    The result names the bound used (``details=True``; for :math:`k = 2` it also carries the
+    bracket's lower end, the exact divergence at the worst pair a search finds,
+    :meth:`SyntheticReleaseMechanism.worst_pair_search`, labelled as attained). Finite
+    :math:`n_\mathrm{syn}` uses the same bound: :math:`ZV` given :math:`V` depends on
+    :math:`V^\top V` only, so it is post-processing.
 
 * :func:`calibrate_sigma`: the smallest σ meeting a target :math:`(\varepsilon, \delta)` for the
   synthetic release, next to the σ the model release needs.
@@ -208,6 +211,11 @@ class SyntheticReleaseMechanism:
         return self.k == 1
 
     @property
+    def _searchable(self) -> bool:
+        """Whether :meth:`worst_pair_search` applies (k = 2, the Gram-matrix release)."""
+        return self.k == 2 and math.isinf(self.n_syn)
+
+    @property
     def _constants(self) -> tuple[float, ...]:
         """The mechanism's arguments of the pair kernels after (x, a, b): d, and finite n_syn."""
         return (self.d,) if math.isinf(self.n_syn) else (self.d, self.n_syn)
@@ -303,7 +311,10 @@ class SyntheticReleaseMechanism:
 
     # -- the synthetic release ----------------------------------------------------------------
 
-    def rdp(self, alphas: ArrayLike, *, details: bool = False, evidence: bool = True):
+    def rdp(
+        self, alphas: ArrayLike, *, details: bool = False, evidence: bool = True,
+        search: bool = True,
+    ):
         r"""RDP curve of the synthetic release, :math:`\varepsilon(\alpha) = \sup D_\alpha`.
 
         .. math::
@@ -312,7 +323,10 @@ class SyntheticReleaseMechanism:
             \max\bigl(D_\alpha(P_v \| P_w), D_\alpha(P_w \| P_v)\bigr),
 
         exact for :math:`k = 1` (see the module docstring), a rigorous upper bound for
-        :math:`k > 1`.
+        :math:`k > 1`. For :math:`k = 2` (:math:`n_\mathrm{syn} = \infty`) ``details=True``
+        reports the bracket: ``values`` the rigorous upper end, ``attained`` the exact divergence
+        at the worst pair found by :meth:`worst_pair_search` (a value attained, not a
+        guarantee), and ``method`` labels both ends.
 
         Args:
             alphas: Orders :math:`\alpha > 1` (scalar or 1-D).
@@ -320,6 +334,8 @@ class SyntheticReleaseMechanism:
                 maximising pair (:math:`k = 1`), the evidence for it, and the method.
             evidence: Also evaluate the interior evidence grid (:math:`k = 1`; about half the
                 cost; ``interior_max`` is NaN without it).
+            search: :math:`k = 2` with ``details``: run the search for the bracket's lower end
+                (about 10 s per order on 2 CPU cores, memoized; False: the upper end only).
 
         Returns:
             The RDP values (a float for a scalar order), or the details.
@@ -340,6 +356,13 @@ class SyntheticReleaseMechanism:
             return _bound_result(grid, values, values, label=label)
 
         res = self._memoized(("rdp", evidence), grid, compute)
+        if details and search and self._searchable:
+            found = self.worst_pair_search(grid)
+            res = dataclasses.replace(
+                res,
+                attained=found.values,
+                method=f"bracket: [search (attained), {res.method} (rigorous upper)]",
+            )
         return res if details else _shaped(res.values, alphas)
 
     def privacy_profile(self, eps: ArrayLike, *, details: bool = False):
@@ -410,18 +433,20 @@ class SyntheticReleaseMechanism:
 
         A **lower** bound on the RDP curve (the true :math:`\varepsilon(\alpha)` lies between it
         and :meth:`rdp`, the rigorous upper bound): the exact
-        :func:`fisherrdp.divergences.renyi_ncwishart_gram` at the worst pair found by
-        :func:`fisherrdp._src.accounting.wishart_search.search_worst_pair`, which starts from the
-        worst rank-one pair (the exact k = 1 maximiser) and random rank-two pairs, and climbs
-        from the best of these by gradient ascent (``jax.grad`` of the exact divergence). A
-        value found is not a guarantee. Results are memoized per order.
+        :func:`fisherrdp.divergences.renyi_ncwishart` at the worst pair found by
+        :func:`fisherrdp._src.accounting.wishart_search.search_worst_pair` in the reduced
+        coordinates ``(A, B) = (vᵀv, wᵀw)`` (``docs/math/worst_pair.md``): starts from every
+        family (the collinear corner and the exact k = 1 maximiser, rotated equal-norm rank-one
+        pairs, orthogonal pairs, rank-two pairs) and gradient climbs (``jax.grad`` of the exact
+        divergence) from the best of each. The pair is reported as matrices (``v``, ``w``) and
+        reduced (``gram_v`` diagonal, ``gram_w``), with the family that won. A value found is
+        not a guarantee. Results are memoized per order.
 
         Args:
             alphas: Orders :math:`\alpha > 1` (scalar or 1-D).
 
         Returns:
-            A :class:`~fisherrdp._src.accounting.wishart_search.PairSearch` (values, pairs,
-            whether the best pair is rank one).
+            A :class:`~fisherrdp._src.accounting.wishart_search.PairSearch`.
 
         Raises:
             ValueError: For :math:`k \ne 2` (k = 1 is exact: :meth:`rdp`; no exact divergence
@@ -440,24 +465,27 @@ class SyntheticReleaseMechanism:
         if missing.size:
             rank_one = SyntheticReleaseMechanism(
                 self.d, 1, self.C, self.sensitivity, self.sigma, self.sigma_z
-            ).rdp(missing, details=True)
+            ).rdp(missing, details=True, evidence=False)
             found = search_worst_pair(
                 missing,
                 self.d,
                 self.norm_bound,
                 self.scaled_sensitivity,
-                (rank_one.a / self.sigma, rank_one.b / self.sigma, rank_one.values),
+                collinear=sorted(set(zip(rank_one.a / self.sigma, rank_one.b / self.sigma))),
                 sigma=self.sigma,
             )
             for i, x in enumerate(missing.tolist()):
                 self._memo["search", x] = found, i
         parts = [self._memo["search", x] for x in grid.tolist()]
+        scalars = ("evaluations", "climb_steps")
         fields = {
             f.name: np.stack([getattr(res, f.name)[i] for res, i in parts])
             for f in dataclasses.fields(PairSearch)
-            if f.name != "evaluations"
+            if f.name not in scalars
         }
-        return PairSearch(**fields, evaluations=max(res.evaluations for res, _ in parts))
+        return PairSearch(
+            **fields, **{name: max(getattr(res, name) for res, _ in parts) for name in scalars}
+        )
 
     # -- the model release (Gaussian mechanism) ------------------------------------------------
 

@@ -77,6 +77,9 @@ class WorstCase:
         method: How the values were obtained (e.g. ``"exact"``).
         at_corner: Whether the maximum sits at the corner pair ``{C, C - sensitivity}``.
         interior_max: The largest value over the interior evidence grid (NaN if not computed).
+        attained: k = 2 bracket's lower end: the exact divergence at the worst pair a search
+            found (:mod:`fisherrdp._src.accounting.wishart_search`), a value attained; ``values``
+            is then the rigorous upper end. None where no search ran.
     """
 
     argument: np.ndarray
@@ -86,6 +89,7 @@ class WorstCase:
     method: str
     at_corner: np.ndarray
     interior_max: np.ndarray
+    attained: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.values)
