@@ -32,7 +32,7 @@ Usage::
 The two finite-release quantities (``renyi_release_k1``, ``hockey_stick_release_k1``) get
 ``--release-points`` points (default 512): their kernel takes ~0.15 s a point on 2 CPU cores in
 float64, so three scans of 10 000 points would take ~2.5 hours (on a GPU the full count is
-affordable). All 36 quantities take about 18 minutes on 2 cores; ``--json`` accumulates, one
+affordable). All 38 quantities take about 18 minutes on 2 cores; ``--json`` accumulates, one
 quantity at a time, so a run can be split with ``--only`` or resumed.
 """
 
@@ -108,6 +108,14 @@ def _bessel(rng, n):
     return {"v": v, "x": x}
 
 
+def _bessel_k(rng, n):
+    """Any real order up to |v| = 1e7, x from 1e-30 to 1e8 (both regimes' edges first)."""
+    v = _with(_logu(rng, 1e-2, 1e7, n) * rng.choice([-1.0, 1.0], n),
+              0.0, 0.5, -0.5, 31.5, 22.6, 0.0, 1e4, 1e7, 6.6e6, 0.0)
+    x = _with(_logu(rng, 1e-30, 1e8, n), 1e-30, 2.0, 2.0, 1.0, 22.6, 32.0, 1e-30, 1e7, 1e7, 0.0)
+    return {"v": v, "x": x}
+
+
 def _ncx2(rng, n):
     df = _dims(rng, n)
     nc = _theta(rng, n) ** 2
@@ -167,6 +175,8 @@ SPECS = {
     "log_bessel_i": _bessel,
     "log_bessel_ive": _bessel,
     "bessel_ratio": _bessel,
+    "log_bessel_k": _bessel_k,
+    "log_bessel_kve": _bessel_k,
     "log_hyp0f1": lambda rng, n: {"b": _with(_logu(rng, 0.5, 5e3, n), 0.5, 1.5, 5000.0),
                                   "x": _with(_logu(rng, 1e-4, 1e6, n), 0.0, 1e6, 1.0)},
     **{f"ncx2_{f}": _ncx2 for f in ("logpdf", "pdf", "logcdf", "logsf", "cdf", "sf")},

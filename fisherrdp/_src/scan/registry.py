@@ -218,6 +218,8 @@ _TABLE: list[tuple] = [
     ("log_bessel_i", special.log_bessel_i, None, 8192, "log I_v(x)", ()),
     ("log_bessel_ive", special.log_bessel_ive, None, 8192, "log(e^-x I_v(x))", ()),
     ("bessel_ratio", special.bessel_ratio, None, 8192, "I_{v+1}(x)/I_v(x)", ()),
+    ("log_bessel_k", special.log_bessel_k, None, 8192, "log K_v(x)", ()),
+    ("log_bessel_kve", special.log_bessel_kve, None, 8192, "log(e^x K_v(x))", ()),
     ("log_hyp0f1", special.log_hyp0f1, None, 8192,
      "log 0F1(; b; x)", ()),
     ("ncx2_logpdf", ncx2.logpdf, None, 8192, "log density of chi2_df(nc)", ()),

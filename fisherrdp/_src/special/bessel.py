@@ -128,6 +128,18 @@ def _distance_to_turning_point(mu: jax.Array, x: jax.Array) -> jax.Array:
     return ((x - mu_hi * z0_hi) - mu_lo * z0_hi) - mu * z0_lo
 
 
+def nu_eta_near_turning_point(mu: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(μ η(x/μ), near): near the zero z₀ of η(z) = √(1 + z²) − asinh(1/z), where
+    |x − μ z₀| ≤ ``TURNING_WINDOW`` μ (``near``), μ η = (x − μ z₀) g(x/μ − z₀) with the Taylor
+    series g of ``debye.py`` and x − μ z₀ formed exactly: log I_μ(x) ≈ μ η and
+    log K_μ(x) ≈ −μ η cross 0 there, where μ η alone is a difference of terms of size 1.2 μ.
+    Elsewhere the value is finite, with finite derivatives (for a ``where``)."""
+    distance = _distance_to_turning_point(mu, x)
+    near = jnp.abs(distance) <= TURNING_WINDOW * mu
+    h = jnp.where(near, distance / jnp.where(near, mu, 1.0), 0.0)
+    return distance * horner(TURNING_TAYLOR[::-1], h), near
+
+
 class BesselParts(NamedTuple):
     log_i: jax.Array
     log_ive: jax.Array
@@ -200,10 +212,8 @@ def _debye(mu: jax.Array, x: jax.Array) -> BesselParts:
     common = 0.5 * jnp.log(t) + jnp.log(s_sum) - HALF_LOG_2PI - 0.5 * jnp.log(mu)
     log_ive = mu / (hyp + z) - mu * jnp.arcsinh(1.0 / z) + common
     # log I = ν η + …; near η's zero, ν η = (x − ν z₀) g(z − z₀) avoids the cancellation.
-    distance = _distance_to_turning_point(mu, x)
-    near = jnp.abs(distance) <= TURNING_WINDOW * mu
-    h = jnp.where(near, distance / mu, 0.0)
-    log_i = jnp.where(near, distance * horner(TURNING_TAYLOR[::-1], h) + common, log_ive + x)
+    nu_eta, near = nu_eta_near_turning_point(mu, x)
+    log_i = jnp.where(near, nu_eta + common, log_ive + x)
     s = z * (z / (1.0 + hyp))  # √(1 + z²) − 1
     log_0f1 = mu * (s - jnp.log1p(0.5 * s)) + stirling_correction(mu) + 0.5 * jnp.log(t) + jnp.log(s_sum)
     ratio = z * t * (1.0 / (1.0 + t) - t * w_sum / s_sum)
