@@ -173,3 +173,22 @@ def test_bench_compile_smoke(tmp_path):
     assert row["programs"] >= 1 and row["hlo_instructions"] > 100
     assert 0 < row["warm_s"] and 0 < row["cold_s"] and row["second_call_s"] < row["cold_s"]
     assert row["cold_backend_compile_s"] > 0
+
+
+def test_bench_release_k1_points():
+    """The finite-release benchmark's points lie in its stated ranges and are reproducible (the
+    benchmark itself compiles the finite release's gradient, minutes: not a smoke run)."""
+    bench = load_benchmark("bench_release_k1")
+    p = bench.sample_points(500, seed=0)
+    assert set(p) == {"alpha", "eps", "d", "n_syn", "a", "b"}
+    for key, (lo, hi) in {
+        "alpha": bench.ALPHA_RANGE,
+        "eps": bench.EPS_RANGE,
+        "d": tuple(10.0**x for x in bench.LOG10_D_RANGE),
+        "n_syn": tuple(10.0**x for x in bench.LOG10_NSYN_RANGE),
+        "a": bench.NORM_RANGE,
+        "b": bench.NORM_RANGE,
+    }.items():
+        assert p[key].shape == (500,) and lo <= p[key].min() and p[key].max() <= hi, key
+    again = bench.sample_points(500, seed=0)
+    assert all((p[k] == again[k]).all() for k in p)
