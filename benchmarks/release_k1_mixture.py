@@ -24,8 +24,10 @@ r_ν = 1/r_{ν−1} + 2ν/x in log space (stable: K is the dominant solution; on
 the two chains, j above and below ν = 0), log μ − log(j + 1) for the weights. Per node s the
 posterior of j under each law is located by the zero of the approximate score
 F(j) = log(λ/2) − ψ(j+1) + s/2 − log 2 − ψ(d/2+j) − asinh((Q − P)/√t) (∂_ν log K_ν ≈
-asinh(ν/x): no Bessel function), and the window of Poisson indices covers both posteriors
-±``WIN`` σ, each chain's anchor as close to that mass as its direction allows.
+asinh(ν/x): no Bessel function); the sum runs over both posteriors ±``WINDOW_SD`` σ, each
+chain's anchor as close to that mass as its direction allows, in one ``lax.scan`` of ``terms``
+steps (a bucket from the prior of the wider law, ``terms_for``) that carries each chain's
+term, both laws' weights and running log-sums (nothing of size ``terms`` × nodes is stored).
 
 **Rényi divergence.** The tilted log-integrand α log p_a + (1 − α) log p_b on a uniform grid
 over an analytic range (the laws' bulks, the left tail's slope min(d, n)/2 and the tilt's gain
@@ -41,21 +43,24 @@ p_a > e^ε p_b (no kink inside a panel).
 
 **Measured** (2 CPU cores, float64, 2026-12-06, the defaults: ``--grid 32 --zooms 2 --nodes 96``;
 one run of this script): all 28 mpmath Rényi rows (n_syn = 1 … 1e7, α = 1.01 … 64, a or b = 0,
-a ≈ b) and the 10 bimodal references within 1.2e-11 relative (the current kernel: 4.9e-11),
-the 9 hockey-stick rows within 3.2e-15 absolute (the kernel: 5.6e-16). On the 64 points of
-``bench_release_k1.py``: Rényi 155 points/s against 7.3 for the current kernel and 1003 for
-``renyi_ncx2`` (0.155; the target of issue 44 is 1/3), values within 3.1e-11 of the kernel's;
-hockey stick 104 points/s against 21.7 and 5028 for ``hockey_stick_ncx2`` (0.021), within
-1.3e-14. ``jax.grad`` in all five arguments through the whole computation (no custom rules)
-agrees with the kernel's gradient to 1e-14 relative and with central differences, at 1.7× the
-forward time per point (kernel: 17.6×; one point, (2, 7, 30, 1.3, 0.9); 1.7–1.8× in two runs).
-Not yet: the cold first calls (18–19 s value and 58–66 s ``jax.grad``, one window length: the K
+a ≈ b) and the 10 bimodal references within 9.0e-12 relative (the current kernel: 4.9e-11),
+the 9 hockey-stick rows within 1.3e-14 absolute (the kernel: 5.6e-16). On the 64 points of
+``bench_release_k1.py``: Rényi 229 points/s against 8.7 for the current kernel and 1018 for
+``renyi_ncx2`` (0.225; other runs 0.17–0.26; the target of issue 44 is 1/3), values within
+3.1e-11 of the kernel's; hockey stick 163 points/s against 20.8 and 5937 for
+``hockey_stick_ncx2`` (0.027), within 2.7e-13. ``jax.grad`` in all five arguments through the
+whole computation (no custom rules) agrees with the kernel's gradient to 1e-14 relative and with
+central differences, at 2.0× the forward time per point (kernel: 17.6×; one point,
+(2, 7, 30, 1.3, 0.9)). Cost per density evaluation (both laws, one node, ``terms`` = 64):
+10 µs, of which the two anchors (the K core) 1.4 µs and the approximate posterior modes 1.8 µs;
+the rest is the scan.
+Not yet: the cold first calls (15.5 s value and 62 s ``jax.grad``, one window length: the K
 core's small-order branches, the Debye and Stirling series and the digamma Newton steps
 compile into every program); one program for every window length (now one per
-``TERM_BUCKETS`` entry; a window bucket from the prior of the wider law); windows that stay
-covered at α = 64 ((64, 2, 2, 2, 1) is 2.1e-12 off with an uncovered node); the hockey stick's
-last digit (its densities are not normalised); float32; the hockey stick's cost (a 60-step
-bisection for the crossing, each step a density).
+``TERM_BUCKETS`` entry); windows that stay covered at α = 64 ((64, 2, 2, 2, 1) is 2.1e-12 off
+with an uncovered node); the hockey stick's last digit (its densities are not normalised, and
+a chain's anchor sits up to WINDOW_SD σ from the mass, each increment adding its rounding);
+float32; the hockey stick's cost (a 60-step bisection for the crossing, each step a density).
 
 Run::
 
@@ -83,8 +88,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common
 
 LOG2 = math.log(2.0)
-#: Half-width of the window of Poisson indices per node, in posterior standard deviations.
+#: Half-width, in prior standard deviations of the wider law, of the window length bucket.
 WIN = 9.0
+#: Half-width, in approximate posterior sd, of the Poisson indices each node sums.
+WINDOW_SD = 16.0
 #: Newton steps for the posterior mode of the Poisson index (from the prior mean).
 NEWTON_STEPS = 12
 #: Parabolic steps refining the peak of the tilted integrand and its scale.
@@ -243,88 +250,88 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
                   - gammaln(P) - gammaln(Q))
         return jnp.where(debye, stirling_form, k_form), log_r
 
-    def log_terms(s, d, n, j_lo, need_lo, need_hi):
-        """log g_j(s) for j = j_lo + k, k < terms, and the j themselves (rows vectorised);
-        −inf outside [need_lo, need_hi] where a chain would have to run to reach them."""
-        Q = 0.5 * n
-        j_hi = j_lo + terms - 1
-        # Chain U: j ≥ ju0, ν = P − Q ≥ 0 grows with j; chain D: j ≤ jd0, ν = Q − P > 0 grows
-        # as j falls. Each from an anchor (cancellation-free) by increments of size O(log),
-        # the anchor as close to the posterior's mass as the chain's direction allows (each
-        # increment adds its rounding).
-        crossing = jnp.ceil(Q - 0.5 * d)
-        ju0 = jnp.clip(jnp.maximum(crossing, jnp.floor(need_lo)), j_lo, j_hi + 1)
-        jd0 = jnp.clip(jnp.minimum(crossing - 1.0, jnp.ceil(need_hi)), j_lo, j_hi)
-        both_j = jnp.stack([ju0, jd0])
-        both_P = 0.5 * d + both_j
-        anchor, log_r0 = log_anchor(both_P, jnp.stack([Q, Q]), jnp.stack([s, s]))
-        nu0 = jnp.abs(both_P - Q)
-        log_x = 0.5 * s
-
-        def step(carry, _):
-            nu, log_r = carry
-            out = log_r
-            nu = nu + 1.0
-            log_r = jnp.logaddexp(-log_r, jnp.log(2.0 * nu) - log_x)
-            return (nu, log_r), out
-
-        _, log_r = jax.lax.scan(step, (nu0, log_r0), None, length=terms)  # (terms, 2, rows)
-        k = jnp.arange(terms, dtype=s.dtype)[:, None]
-        sigma = s - 2.0 * LOG2
-        # Increments from term k to k + 1 of each chain.
-        inc_u = 0.5 * sigma + log_r[:, 0] - jnp.log(both_P[0] + k)
-        inc_d = -0.5 * sigma + log_r[:, 1] + jnp.log(jnp.maximum(both_P[1] - k - 1.0, 1e-300))
-        cum_u = anchor[0] + jnp.concatenate([jnp.zeros_like(inc_u[:1]), jax.lax.associative_scan(jnp.add, inc_u[:-1], axis=0)])
-        cum_d = anchor[1] + jnp.concatenate([jnp.zeros_like(inc_d[:1]), jax.lax.associative_scan(jnp.add, inc_d[:-1], axis=0)])
-        m = k + j_lo
-        from_u = m >= jnp.maximum(crossing, ju0)
-        skipped = (m > jd0) & (m < ju0)
-        iu = jnp.clip(m - ju0, 0, terms - 1).astype(jnp.int32)
-        idn = jnp.clip(jd0 - m, 0, terms - 1).astype(jnp.int32)
-        log_g = jnp.where(from_u, jnp.take_along_axis(cum_u, iu, axis=0),
-                          jnp.take_along_axis(cum_d, idn, axis=0))
-        return jnp.where(skipped, -jnp.inf, log_g), m
-
-    def log_weights(m, lam, j_lo):
-        """log π_λ(m) along the window: Loader's form at j_lo, then log μ − log(j + 1)."""
-        mu = 0.5 * lam
-        first = log_poisson(j_lo, mu)
-        ms = jnp.where(mu > 0, mu, 1.0)
-        steps = jnp.log(ms) - jnp.log(m[:-1] + 1.0)
-        cum = first + jnp.concatenate([jnp.zeros_like(steps[:1]), jax.lax.associative_scan(jnp.add, steps, axis=0)])
-        return jnp.where(mu > 0, cum, jnp.where(m == 0, 0.0, -jnp.inf))
-
-    def window_start(s, d, n, a, b):
+    def posterior_range(s, d, n, a, b):
+        """Poisson indices holding both laws' posteriors at s: ±WINDOW_SD approximate sd."""
         ja, sa = posterior_mode(s, d, n, a * a)
         jb, sb = posterior_mode(s, d, n, b * b)
-        lo = jnp.minimum(ja - WIN * sa, jb - WIN * sb) - 4.0
-        hi = jnp.maximum(ja + WIN * sa, jb + WIN * sb) + 4.0
-        centre = jnp.floor(0.5 * (lo + hi) - 0.5 * terms)
-        start = jnp.maximum(0.0, jnp.minimum(jnp.floor(lo), centre))
-        covered = hi <= start + terms - 1
-        return start, covered, lo, hi
+        lo = jnp.minimum(ja - WINDOW_SD * sa, jb - WINDOW_SD * sb) - 4.0
+        hi = jnp.maximum(ja + WINDOW_SD * sa, jb + WINDOW_SD * sb) + 4.0
+        return lo, hi
 
     def log_densities(s, d, n, a, b):
-        """(log p_a(s), log p_b(s), L/δ from the posterior under b (ψ form), covered) per row."""
+        """(log p_a(s), log p_b(s), L/δ from the posterior under b (ψ form), covered) per row:
+        one scan carries each chain's term, both laws' weights and running log-sums (no array
+        of ``terms`` × nodes)."""
         s, d, n, a, b = jnp.broadcast_arrays(s, d, n, a, b)
-        start, covered, need_lo, need_hi = window_start(s, d, n, a, b)
-        lg, m = log_terms(s, d, n, start, need_lo, need_hi)
-        la, lb = a * a, b * b
-        fa = lg + log_weights(m, la, start)
-        fb = lg + log_weights(m, lb, start)
-        log_pa = logsumexp(fa, axis=0)
-        log_pb = logsumexp(fb, axis=0)
-        # ψ form: (e^L − 1)/δ = E_b[ℓ exprel(δℓ)], log π_a/π_b = δℓ (a, b > 0, δ = a − b ≠ 0).
+        need_lo, need_hi = posterior_range(s, d, n, a, b)
+        jl = jnp.maximum(0.0, jnp.floor(need_lo))
+        jh = jnp.minimum(jnp.ceil(need_hi), jl + terms - 1)
+        covered = need_hi <= jl + terms - 1
+        Q = 0.5 * n
+        crossing = jnp.ceil(Q - 0.5 * d)
+        ju0 = jnp.maximum(crossing, jl)
+        jd0 = jnp.minimum(crossing - 1.0, jh)
+        j0 = jnp.stack([ju0, jd0])  # (2, rows): chain U up from ju0, chain D down from jd0
+        up = jnp.array([1.0, -1.0]).reshape((2,) + (1,) * s.ndim)
+        j0_safe = jnp.where(j0 >= 0.0, j0, 0.0)
+        P0 = 0.5 * d + j0_safe
+        term0, log_r0 = log_anchor(P0, jnp.broadcast_to(Q, P0.shape), jnp.broadcast_to(s, P0.shape))
+        mu_a, mu_b = 0.5 * a * a, 0.5 * b * b
+        wa0 = log_poisson(j0_safe, mu_a)
+        wb0 = log_poisson(j0_safe, mu_b)
+        log_mu_a = jnp.log(jnp.where(mu_a > 0, mu_a, 1.0))
+        log_mu_b = jnp.log(jnp.where(mu_b > 0, mu_b, 1.0))
         delta = a - b
         ok = (b > 0) & (delta != 0)
         bs = jnp.where(ok, b, 1.0)
         ds = jnp.where(ok, delta, 1.0)
-        ell = -0.5 * (a + b) + 2.0 * m * jnp.log1p(ds / bs) / ds
-        z = ds * ell
-        tiny = jnp.abs(z) < 1e-8
-        exprel = jnp.where(tiny, 1.0 + 0.5 * z, jnp.expm1(z) / jnp.where(tiny, 1.0, z))
-        q = jnp.exp(fb - log_pb)
-        mean = jnp.sum(q * ell * exprel, axis=0)
+        slope_ell = 2.0 * jnp.log1p(ds / bs) / ds
+        half_sigma = 0.5 * (s - 2.0 * LOG2)
+        log_x = 0.5 * s
+        neg = jnp.full(P0.shape, -jnp.inf)
+        zero = jnp.zeros(P0.shape)
+
+        def weight_step(w, j, j_next, log_mu, mu):
+            inc = jnp.where(up > 0, log_mu - jnp.log(j + 1.0), jnp.log(jnp.maximum(j, 1e-300)) - log_mu)
+            return jnp.where(mu > 0, w + inc, jnp.where(j_next == 0.0, 0.0, -jnp.inf))
+
+        def add(m, acc, f, g=None):
+            """Running log-sum-exp (m, acc) of f (and of f with weight g), -inf safe."""
+            m_new = jnp.maximum(m, f)
+            finite = m_new > -jnp.inf
+            ref = jnp.where(finite, m_new, 0.0)
+            scale_old = jnp.where(m > -jnp.inf, jnp.exp(m - ref), 0.0)
+            w_new = jnp.where(f > -jnp.inf, jnp.exp(f - ref), 0.0)
+            return m_new, acc * scale_old + (w_new if g is None else w_new * g), scale_old, w_new
+
+        def step(carry, _):
+            j, nu, log_r, term, wa, wb, ma, sa, mb, sb, sy = carry
+            valid = (j >= jl) & (j <= jh) & (j >= 0.0) & jnp.where(up > 0, j >= ju0, j <= jd0)
+            fa = jnp.where(valid, term + wa, -jnp.inf)
+            fb = jnp.where(valid, term + wb, -jnp.inf)
+            ma, sa, _, _ = add(ma, sa, fa)
+            ell = -0.5 * (a + b) + slope_ell * jnp.clip(j, jl, jh)  # finite off the window
+            z = ds * ell
+            tiny = jnp.abs(z) < 1e-8
+            g = ell * jnp.where(tiny, 1.0 + 0.5 * z, jnp.expm1(z) / jnp.where(tiny, 1.0, z))
+            mb_new, sb, scale_old, w_new = add(mb, sb, fb)
+            sy = sy * scale_old + w_new * g
+            P = 0.5 * d + j
+            term = term + jnp.where(up > 0, half_sigma + log_r - jnp.log(P),
+                                    -half_sigma + log_r + jnp.log(jnp.maximum(P - 1.0, 1e-300)))
+            j_next = j + up
+            wa = weight_step(wa, j, j_next, log_mu_a, mu_a)
+            wb = weight_step(wb, j, j_next, log_mu_b, mu_b)
+            nu = nu + 1.0
+            log_r = jnp.logaddexp(-log_r, jnp.log(2.0 * nu) - log_x)
+            return (j_next, nu, log_r, term, wa, wb, ma, sa, mb_new, sb, sy), None
+
+        nu0 = jnp.abs(P0 - Q)
+        init = (j0, nu0, log_r0, term0, wa0, wb0, neg, zero, neg, zero, zero)
+        (_, _, _, _, _, _, ma, sa, mb, sb, sy), _ = jax.lax.scan(step, init, None, length=terms)
+        log_pa = logsumexp(ma + jnp.log(sa), axis=0)
+        log_pb = logsumexp(mb + jnp.log(sb), axis=0)
+        mean = jnp.sum(sy * jnp.exp(mb - log_pb), axis=0)
         yv = ds * mean
         small = jnp.abs(yv) < 1e-8
         y = mean * jnp.where(small, 1.0 - 0.5 * yv, jnp.log1p(yv) / jnp.where(small, 1.0, yv))
@@ -450,7 +457,7 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
     hockey = jax.jit(jax.vmap(hockey_one))
     density = jax.jit(log_densities)
     return renyi, density, {"log_anchor": log_anchor, "log_poisson": log_poisson, "phi1p": phi1p,
-                            "hockey": hockey}
+                            "hockey": hockey, "posterior_mode": posterior_mode}
 
 
 def _fixture_rows(kind: str):
