@@ -37,18 +37,19 @@ accurate for an analytic integrand that has decayed at both ends; spacing σh at
 growing into the tails). Where (α − 1)D < 1e-3 the ψ form, normalised by the quadrature's own
 mass of p_b, with L from the posterior mean of π_a/π_b under law b (cancellation-free in a − b).
 
-**Hockey stick.** p_a's window and peak as above (β = 1), the crossing L(s) = ε by bisection
-(L is monotone), then composite Gauss–Legendre in the same sinh variable on the side where
-p_a > e^ε p_b (no kink inside a panel).
+**Hockey stick.** p_a's window and peak as above (β = 1), the crossing L(s) = ε by the
+Illinois regula falsi (L is monotone; 16 steps left one row 1.2e-8 off, 32 do not), then
+composite Gauss–Legendre in the same sinh variable on the side where p_a > e^ε p_b (no kink
+inside a panel).
 
 **Measured** (2 CPU cores, float64, 2026-12-06, the defaults: ``--grid 32 --zooms 2 --nodes 96``;
 one run of this script): all 28 mpmath Rényi rows (n_syn = 1 … 1e7, α = 1.01 … 64, a or b = 0,
 a ≈ b) and the 10 bimodal references within 9.0e-12 relative (the current kernel: 4.9e-11),
 the 9 hockey-stick rows within 1.3e-14 absolute (the kernel: 5.6e-16). On the 64 points of
-``bench_release_k1.py``: Rényi 229 points/s against 8.7 for the current kernel and 1018 for
-``renyi_ncx2`` (0.225; other runs 0.17–0.26; the target of issue 44 is 1/3), values within
-3.1e-11 of the kernel's; hockey stick 163 points/s against 20.8 and 5937 for
-``hockey_stick_ncx2`` (0.027), within 2.7e-13. ``jax.grad`` in all five arguments through the
+``bench_release_k1.py``: Rényi 238 points/s against 8.6 for the current kernel and 1125 for
+``renyi_ncx2`` (0.211; other runs 0.17–0.26; the target of issue 44 is 1/3), values within
+3.1e-11 of the kernel's; hockey stick 224 points/s against 23.5 and 5283 for
+``hockey_stick_ncx2`` (0.042), within 2.7e-13. ``jax.grad`` in all five arguments through the
 whole computation (no custom rules) agrees with the kernel's gradient to 1e-14 relative and with
 central differences, at 2.0× the forward time per point (kernel: 17.6×; one point,
 (2, 7, 30, 1.3, 0.9)). Cost per density evaluation (both laws, one node, ``terms`` = 64):
@@ -61,7 +62,8 @@ compile into every program); one program for every window length (now one per
 ``TERM_BUCKETS`` entry); windows that stay covered at α = 64 ((64, 2, 2, 2, 1) is 2.1e-12 off
 with an uncovered node); the hockey stick's last digit (its densities are not normalised, and
 a chain's anchor sits up to WINDOW_SD σ from the mass, each increment adding its rounding);
-float32; the hockey stick's cost (a 60-step bisection for the crossing, each step a density).
+float32; the hockey stick's cost (32 densities for the crossing; a Newton step with ∂L from the
+posterior would need fewer).
 
 Run::
 
@@ -97,8 +99,8 @@ WINDOW_SD = 16.0
 NEWTON_STEPS = 12
 #: Parabolic steps refining the peak of the tilted integrand and its scale.
 REFINE_STEPS = 4
-#: Hockey stick: bisection steps for the crossing L(s) = ε, Gauss–Legendre panels and nodes.
-CROSSING_STEPS = 60
+#: Hockey stick: regula falsi steps for the crossing L(s) = ε, Gauss–Legendre panels and nodes.
+CROSSING_STEPS = 32
 HOCKEY_PANELS = 8
 HOCKEY_PANEL_NODES = 12
 #: Window lengths (terms of the Poisson sum per node), one compiled program each.
@@ -427,14 +429,30 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
             la, lb, _, _ = log_densities(s, d, n, a, b)
             return jnp.where(rising, la - lb - eps, eps - (la - lb))
 
-        def bisect(_, bounds):
-            x, y = bounds
-            mid = 0.5 * (x + y)
-            below = excess(mid[None])[0] < 0.0
-            return jnp.where(below, mid, x), jnp.where(below, y, mid)
+        # The crossing by the Illinois variant of regula falsi (superlinear; the bracket
+        # always shrinks): excess < 0 at x, ≥ 0 at y.
+        ends = excess(jnp.stack([lo, hi]))
+        bracketed = (ends[0] < 0.0) & (ends[1] >= 0.0)
 
-        x, y = jax.lax.fori_loop(0, CROSSING_STEPS, bisect, (lo, hi))
-        crossing = 0.5 * (x + y)
+        def falsi(_, state):
+            x, fx, y, fy, last = state
+            z = jnp.clip(y - fy * (y - x) / jnp.where(fy != fx, fy - fx, 1.0), x, y)
+            z = jnp.where((z > x) & (z < y), z, 0.5 * (x + y))
+            fz = excess(z[None])[0]
+            below = fz < 0.0
+            # Illinois: the end kept twice in a row has its value halved.
+            fy = jnp.where(below & (last == 1), 0.5 * fy, fy)
+            fx = jnp.where(~below & (last == -1), 0.5 * fx, fx)
+            x, fx = jnp.where(below, z, x), jnp.where(below, fz, fx)
+            y, fy = jnp.where(below, y, z), jnp.where(below, fy, fz)
+            return x, fx, y, fy, jnp.where(below, 1, -1).astype(jnp.int32)
+
+        x, fx, y, fy, _ = jax.lax.fori_loop(
+            0, CROSSING_STEPS, falsi, (lo, ends[0], hi, ends[1], jnp.int32(0)))
+        crossing = jnp.where(fy - fx > 0, x - fx * (y - x) / jnp.where(fy > fx, fy - fx, 1.0),
+                             0.5 * (x + y))
+        # No crossing in [lo, hi]: the whole window on one side.
+        crossing = jnp.where(bracketed, crossing, jnp.where(ends[1] < 0.0, hi, lo))
         start = jnp.where(rising, crossing, lo)
         stop = jnp.where(rising, hi, crossing)
         # Composite Gauss–Legendre in u, s = centre + σ sinh(u), on the side where
@@ -451,7 +469,6 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         gain = -jnp.expm1(jnp.minimum(eps - (la - lb), 0.0))
         value = jnp.sum(w * sigma * jnp.cosh(u) * jnp.exp(la) * gain)
         value = jnp.where((a == b) | (stop <= start), 0.0, value)
-        ends = excess(jnp.stack([lo, hi]))
         return value, jnp.all(covered), jnp.maximum(ends[0], -ends[1])
 
     renyi = jax.jit(jax.vmap(renyi_one))
