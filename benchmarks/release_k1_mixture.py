@@ -26,8 +26,17 @@ posterior of j under each law is located by the zero of the approximate score
 F(j) = log(λ/2) − ψ(j+1) + s/2 − log 2 − ψ(d/2+j) − asinh((Q − P)/√t) (∂_ν log K_ν ≈
 asinh(ν/x): no Bessel function); the sum runs over both posteriors ±``WINDOW_SD`` σ, each
 chain's anchor as close to that mass as its direction allows, in one ``lax.scan`` of ``terms``
-steps (a bucket from the prior of the wider law, ``terms_for``) that carries each chain's
-term, both laws' weights and running log-sums (nothing of size ``terms`` × nodes is stored).
+steps (a bucket from the prior of the wider law, ``terms_for``; a row whose posterior window
+the bucket does not cover is evaluated again in the next bucket: the tilt at α = 64 moves the
+mass past the prior's) that carries each chain's term, both laws' weights and running log-sums
+(nothing of size ``terms`` × nodes is stored). **Re-anchoring.** Each increment enters rounded
+the same way at every step (log μ and s/2 are one rounded number each), so a chain's sums drift
+by ~1e-15 a step from its anchor: 1e-13 in log p at the mass of (d, n, a) = (2, 10, 20), 16
+posterior sd from the window's edge, and 3.9e-12 in the Rényi divergence at (2, 2, 10, 20, 19).
+Compensated (Kahan) sums did not help (the drift is in the increments, not in the adding). So
+each law's sum is re-anchored after the scan: at the integer nearest its posterior mode, the
+term and weight are computed directly (Debye/Stirling and Loader) and the chain holding it is
+shifted by the difference; the drift left is |j − mode| steps, over the posterior's width.
 
 **Rényi divergence.** The tilted log-integrand α log p_a + (1 − α) log p_b on a uniform grid
 over an analytic range (the laws' bulks, the left tail's slope min(d, n)/2 and the tilt's gain
@@ -43,27 +52,30 @@ composite Gauss–Legendre in the same sinh variable on the side where p_a > e^�
 inside a panel).
 
 **Measured** (2 CPU cores, float64, 2026-12-06, the defaults: ``--grid 32 --zooms 2 --nodes 96``;
-one run of this script): all 28 mpmath Rényi rows (n_syn = 1 … 1e7, α = 1.01 … 64, a or b = 0,
-a ≈ b) and the 10 bimodal references within 9.0e-12 relative (the current kernel: 4.9e-11),
-the 9 hockey-stick rows within 1.3e-14 absolute (the kernel: 5.6e-16). On the 64 points of
-``bench_release_k1.py``: Rényi 238 points/s against 8.6 for the current kernel and 1125 for
-``renyi_ncx2`` (0.211; other runs 0.17–0.26; the target of issue 44 is 1/3), values within
-3.1e-11 of the kernel's; hockey stick 224 points/s against 23.5 and 5283 for
-``hockey_stick_ncx2`` (0.042), within 2.7e-13. ``jax.grad`` in all five arguments through the
-whole computation (no custom rules) agrees with the kernel's gradient to 1e-14 relative and with
-central differences, at 2.0× the forward time per point (kernel: 17.6×; one point,
-(2, 7, 30, 1.3, 0.9)). Cost per density evaluation (both laws, one node, ``terms`` = 64):
-10 µs, of which the two anchors (the K core) 1.4 µs and the approximate posterior modes 1.8 µs;
-the rest is the scan. XLA's temporary buffers: 90 kB per point forward (64 points, one program;
-the kernel: 72 MB) and 7.0 MB for the reverse program of one point (the kernel: 2.5 GB).
-Not yet: the cold first calls (15.5 s value and 62 s ``jax.grad``, one window length: the K
+one run of this script): the 26 mpmath Rényi rows of ``fixtures/release_k1.json`` outside
+n_syn = 1, d ≥ 100 within 9.1e-14 relative (the kernel's claim: 1.3e-13), the two rows with
+n_syn = 1, d ≥ 100 within 1.2e-12 (claim 5e-11), the 10 bimodal references within 1.2e-12 (the
+kernel: 2.9e-11); the 9 hockey-stick rows within 1.8e-15 absolute (the kernel's claim 5.6e-16,
+so 3× the kernel's error, inside the test's 10×). On the 64 points of ``bench_release_k1.py``:
+Rényi 229 points/s against 8.6 for the current kernel and 1021 for ``renyi_ncx2`` (0.224; other
+runs 0.17–0.26; the target of issue 44 is 1/3), values within 3.1e-11 of the kernel's; hockey
+stick 237 points/s against 26.5 and 5468 for ``hockey_stick_ncx2`` (0.043), within 8.9e-15.
+Fewer nodes do not pay: with ``--nodes 64`` the fixture rows are 1.5e-8 off (the sinh-mapped
+range is the whole zoomed window), and posterior windows of ±12 sd with shorter buckets
+(``WIN`` 5) put the ψ-form rows (a ≈ b, D down to 1.6e-12) at 1.9e-12 relative (now ≤ 3e-14).
+``jax.grad`` in all five arguments through the whole computation (no custom rules) agreed with
+the kernel's gradient to 1e-14 relative and with central differences, at 2.0× the forward time
+per point (kernel: 17.6×; one point, (2, 7, 30, 1.3, 0.9); measured before the re-anchoring).
+Cost per density evaluation (both laws, one node, ``terms`` = 64): 10 µs, of which the anchors
+(the K core) 1.4 µs and the approximate posterior modes 1.8 µs; the rest is the scan. XLA's
+temporary buffers: 90 kB per point forward (64 points, one program; the kernel: 72 MB) and
+7.0 MB for the reverse program of one point (the kernel: 2.5 GB).
+Not yet: the cold first calls (15.1 s value and 62 s ``jax.grad``, one window length: the K
 core's small-order branches, the Debye and Stirling series and the digamma Newton steps
-compile into every program); one program for every window length (now one per
-``TERM_BUCKETS`` entry); windows that stay covered at α = 64 ((64, 2, 2, 2, 1) is 2.1e-12 off
-with an uncovered node); the hockey stick's last digit (its densities are not normalised, and
-a chain's anchor sits up to WINDOW_SD σ from the mass, each increment adding its rounding);
-float32; the hockey stick's cost (32 densities for the crossing; a Newton step with ∂L from the
-posterior would need fewer).
+compile into every program); one program for every window length (one per ``TERM_BUCKETS``
+entry, and the retry into the next bucket needs concrete values: under ``jit`` the largest
+bucket); float32; the hockey stick's cost (238 densities per point: the window's 108, the
+crossing's 34, 96 nodes; 1/3 of ``hockey_stick_ncx2`` would need ~25 at today's 10 µs).
 
 Run::
 
@@ -128,14 +140,20 @@ def evaluate(alpha, d, n, a, b, *, grid: int, zooms: int, nodes: int, drop: floa
     cols = [np.asarray(v, np.float64) for v in (alpha, d, n, a, b)]
     out = [np.empty(len(cols[0])), np.empty(len(cols[0]), bool), np.empty(len(cols[0]))]
     need = terms_for(cols[3], cols[4])
-    for terms in np.unique(need):
+    # Rows whose posterior windows a bucket does not cover (the tilt at large α moves the mass
+    # to larger Poisson indices than the prior's) are evaluated again in the next bucket.
+    for terms in TERM_BUCKETS:
+        rows = need == terms
+        if not rows.any():
+            continue
         key = (int(terms), grid, zooms, nodes, drop)
         if key not in _BUILT:
             _BUILT[key] = build(*key)
-        rows = need == terms
         res = _BUILT[key][int(hockey)](*(jnp.asarray(c[rows]) for c in cols))
         for o, r in zip(out, res):
             o[rows] = np.asarray(r)
+        if terms != TERM_BUCKETS[-1]:
+            need[rows & ~out[1]] = TERM_BUCKETS[TERM_BUCKETS.index(terms) + 1]
     return tuple(out)
 
 
@@ -253,14 +271,14 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         jb, sb = posterior_mode(s, d, n, b * b)
         lo = jnp.minimum(ja - WINDOW_SD * sa, jb - WINDOW_SD * sb) - 4.0
         hi = jnp.maximum(ja + WINDOW_SD * sa, jb + WINDOW_SD * sb) + 4.0
-        return lo, hi
+        return lo, hi, ja, jb
 
     def log_densities(s, d, n, a, b):
         """(log p_a(s), log p_b(s), L/δ from the posterior under b (ψ form), covered) per row:
         one scan carries each chain's term, both laws' weights and running log-sums (no array
         of ``terms`` × nodes)."""
         s, d, n, a, b = jnp.broadcast_arrays(s, d, n, a, b)
-        need_lo, need_hi = posterior_range(s, d, n, a, b)
+        need_lo, need_hi, mode_a, mode_b = posterior_range(s, d, n, a, b)
         jl = jnp.maximum(0.0, jnp.floor(need_lo))
         jh = jnp.minimum(jnp.ceil(need_hi), jl + terms - 1)
         covered = need_hi <= jl + terms - 1
@@ -268,12 +286,23 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         crossing = jnp.ceil(Q - 0.5 * d)
         ju0 = jnp.maximum(crossing, jl)
         jd0 = jnp.minimum(crossing - 1.0, jh)
+        # Each law's reference index: the integer nearest its posterior mode, in the window.
+        # The chains' increments carry rounding that drifts with the distance from the anchor
+        # (log μ and s/2 enter every step rounded the same way: ~1e-15 a step); the sums are
+        # re-anchored at the reference, where the term and weight are computed directly.
+        ref_a = jnp.clip(jnp.round(mode_a), jl, jh)
+        ref_b = jnp.clip(jnp.round(mode_b), jl, jh)
         j0 = jnp.stack([ju0, jd0])  # (2, rows): chain U up from ju0, chain D down from jd0
         up = jnp.array([1.0, -1.0]).reshape((2,) + (1,) * s.ndim)
-        j0_safe = jnp.where(j0 >= 0.0, j0, 0.0)
-        P0 = 0.5 * d + j0_safe
-        term0, log_r0 = log_anchor(P0, jnp.broadcast_to(Q, P0.shape), jnp.broadcast_to(s, P0.shape))
+        j_all = jnp.concatenate([j0, jnp.stack([ref_a, ref_b])])
+        j_all = jnp.where(j_all >= 0.0, j_all, 0.0)
+        P_all = 0.5 * d + j_all
+        term_all, log_r_all = log_anchor(P_all, jnp.broadcast_to(Q, P_all.shape),
+                                         jnp.broadcast_to(s, P_all.shape))
         mu_a, mu_b = 0.5 * a * a, 0.5 * b * b
+        exact_a = term_all[2] + log_poisson(j_all[2], mu_a)
+        exact_b = term_all[3] + log_poisson(j_all[3], mu_b)
+        j0_safe, P0, term0, log_r0 = j_all[:2], P_all[:2], term_all[:2], log_r_all[:2]
         wa0 = log_poisson(j0_safe, mu_a)
         wb0 = log_poisson(j0_safe, mu_b)
         log_mu_a = jnp.log(jnp.where(mu_a > 0, mu_a, 1.0))
@@ -302,10 +331,12 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
             return m_new, acc * scale_old + (w_new if g is None else w_new * g), scale_old, w_new
 
         def step(carry, _):
-            j, nu, log_r, term, wa, wb, ma, sa, mb, sb, sy = carry
+            j, nu, log_r, term, wa, wb, ma, sa, mb, sb, sy, rec_a, rec_b = carry
             valid = (j >= jl) & (j <= jh) & (j >= 0.0) & jnp.where(up > 0, j >= ju0, j <= jd0)
             fa = jnp.where(valid, term + wa, -jnp.inf)
             fb = jnp.where(valid, term + wb, -jnp.inf)
+            rec_a = jnp.where(valid & (j == ref_a), fa, rec_a)
+            rec_b = jnp.where(valid & (j == ref_b), fb, rec_b)
             ma, sa, _, _ = add(ma, sa, fa)
             ell = -0.5 * (a + b) + slope_ell * jnp.clip(j, jl, jh)  # finite off the window
             z = ds * ell
@@ -321,11 +352,16 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
             wb = weight_step(wb, j, j_next, log_mu_b, mu_b)
             nu = nu + 1.0
             log_r = jnp.logaddexp(-log_r, jnp.log(2.0 * nu) - log_x)
-            return (j_next, nu, log_r, term, wa, wb, ma, sa, mb_new, sb, sy), None
+            return (j_next, nu, log_r, term, wa, wb, ma, sa, mb_new, sb, sy,
+                    rec_a, rec_b), None
 
         nu0 = jnp.abs(P0 - Q)
-        init = (j0, nu0, log_r0, term0, wa0, wb0, neg, zero, neg, zero, zero)
-        (_, _, _, _, _, _, ma, sa, mb, sb, sy), _ = jax.lax.scan(step, init, None, length=terms)
+        init = (j0, nu0, log_r0, term0, wa0, wb0, neg, zero, neg, zero, zero,
+                neg, neg)
+        (*_, ma, sa, mb, sb, sy, rec_a, rec_b), _ = jax.lax.scan(step, init, None, length=terms)
+        # Re-anchor the chain that holds each law's reference (the other chain: unchanged).
+        ma = ma + jnp.where(rec_a > -jnp.inf, exact_a - rec_a, 0.0)
+        mb = mb + jnp.where(rec_b > -jnp.inf, exact_b - rec_b, 0.0)
         log_pa = logsumexp(ma + jnp.log(sa), axis=0)
         log_pb = logsumexp(mb + jnp.log(sb), axis=0)
         mean = jnp.sum(sy * jnp.exp(mb - log_pb), axis=0)
