@@ -19,16 +19,21 @@ R = √(ν² + t) ≥ 32, Debye's expansion of K and Stirling's of Γ combine in
 φ(x) = x − 1 − log x, κ = (t − 4PQ)/(2(R + P + Q)) (the saddle point: e^u = P + κ,
 e^v = Q + κ), r the Stirling remainder and U Debye's sum (the K form, small below R = 32);
 the Poisson weights by Loader's deviance −j φ(μ/j) − ½ log 2πj − r(j). From the anchors the
-terms follow by increments of size O(log): the ratio K_{ν+1}/K_ν by its upward recurrence
-r_ν = 1/r_{ν−1} + 2ν/x in log space (stable: K is the dominant solution; one ``lax.scan`` for
-the two chains, j above and below ν = 0), log μ − log(j + 1) for the weights. Per node s the
+terms follow by increments of size O(log), one ``log`` per step for both laws: with
+q_ν = x K_{ν+1}/(2 K_ν), by the upward recurrence q_ν = ν + t/(4 q_{ν−1}) (rational; stable: K
+is the dominant solution), the ratio of neighbouring terms times that of neighbouring Poisson
+weights is q μ/(P (j + 1)) going up and 4 q (P − 1) j/(t μ) going down (one ``lax.scan`` for
+the two chains, j above and below ν = 0; log μ added per law). The sums are taken relative to
+each law's exact modal term (below), so no running maximum is carried (the first version
+carried log K ratios by ``logaddexp`` and running log-sum-exps: 11 transcendental functions a
+step against 4 now, and 0.224 of ``renyi_ncx2``'s speed against 0.35). Per node s the
 posterior of j under each law is located by the zero of the approximate score
 F(j) = log(λ/2) − ψ(j+1) + s/2 − log 2 − ψ(d/2+j) − asinh((Q − P)/√t) (∂_ν log K_ν ≈
 asinh(ν/x): no Bessel function); the sum runs over both posteriors ±``WINDOW_SD`` σ, each
 chain's anchor as close to that mass as its direction allows, in one ``lax.scan`` of ``terms``
 steps (a bucket from the prior of the wider law, ``terms_for``; a row whose posterior window
 the bucket does not cover is evaluated again in the next bucket: the tilt at α = 64 moves the
-mass past the prior's) that carries each chain's term, both laws' weights and running log-sums
+mass past the prior's) that carries each chain's two log-terms and three sums
 (nothing of size ``terms`` × nodes is stored). **Re-anchoring.** Each increment enters rounded
 the same way at every step (log μ and s/2 are one rounded number each), so a chain's sums drift
 by ~1e-15 a step from its anchor: 1e-13 in log p at the mass of (d, n, a) = (2, 10, 20), 16
@@ -53,29 +58,33 @@ inside a panel).
 
 **Measured** (2 CPU cores, float64, 2026-12-06, the defaults: ``--grid 32 --zooms 2 --nodes 96``;
 one run of this script): the 26 mpmath Rényi rows of ``fixtures/release_k1.json`` outside
-n_syn = 1, d ≥ 100 within 9.1e-14 relative (the kernel's claim: 1.3e-13), the two rows with
-n_syn = 1, d ≥ 100 within 1.2e-12 (claim 5e-11), the 10 bimodal references within 1.2e-12 (the
-kernel: 2.9e-11); the 9 hockey-stick rows within 1.8e-15 absolute (the kernel's claim 5.6e-16,
-so 3× the kernel's error, inside the test's 10×). On the 64 points of ``bench_release_k1.py``:
-Rényi 229 points/s against 8.6 for the current kernel and 1021 for ``renyi_ncx2`` (0.224; other
-runs 0.17–0.26; the target of issue 44 is 1/3), values within 3.1e-11 of the kernel's; hockey
-stick 237 points/s against 26.5 and 5468 for ``hockey_stick_ncx2`` (0.043), within 8.9e-15.
+n_syn = 1, d ≥ 100 within 5.4e-14 relative (the kernel's claim: 1.3e-13), the two rows with
+n_syn = 1, d ≥ 100 within 1.3e-12 (claim 5e-11), the 10 bimodal references within 1.3e-12 (the
+kernel: 2.9e-11); the 9 hockey-stick rows within 1.1e-15 absolute (the kernel's claim 5.6e-16,
+inside the test's 10×). On the 64 points of ``bench_release_k1.py``: Rényi 320 points/s against
+8.3 for the current kernel and 1053 for ``renyi_ncx2`` (0.304; 0.350 in the run before, 336
+against 958: the target of issue 44 is 1/3), values within 3.1e-11 of the kernel's; hockey
+stick 340 points/s against 24.5 and 5606 for ``hockey_stick_ncx2`` (0.061), within 8.9e-15.
 Fewer nodes do not pay: with ``--nodes 64`` the fixture rows are 1.5e-8 off (the sinh-mapped
-range is the whole zoomed window), and posterior windows of ±12 sd with shorter buckets
-(``WIN`` 5) put the ψ-form rows (a ≈ b, D down to 1.6e-12) at 1.9e-12 relative (now ≤ 3e-14).
-``jax.grad`` in all five arguments through the whole computation (no custom rules) agreed with
-the kernel's gradient to 1e-14 relative and with central differences, at 2.0× the forward time
-per point (kernel: 17.6×; one point, (2, 7, 30, 1.3, 0.9); measured before the re-anchoring).
-Cost per density evaluation (both laws, one node, ``terms`` = 64): 10 µs, of which the anchors
-(the K core) 1.4 µs and the approximate posterior modes 1.8 µs; the rest is the scan. XLA's
-temporary buffers: 90 kB per point forward (64 points, one program; the kernel: 72 MB) and
-7.0 MB for the reverse program of one point (the kernel: 2.5 GB).
-Not yet: the cold first calls (15.1 s value and 62 s ``jax.grad``, one window length: the K
-core's small-order branches, the Debye and Stirling series and the digamma Newton steps
-compile into every program); one program for every window length (one per ``TERM_BUCKETS``
-entry, and the retry into the next bucket needs concrete values: under ``jit`` the largest
-bucket); float32; the hockey stick's cost (238 densities per point: the window's 108, the
-crossing's 34, 96 nodes; 1/3 of ``hockey_stick_ncx2`` would need ~25 at today's 10 µs).
+range is the whole zoomed window), one zoom fewer puts them at 1.4e-13 and 3.2e-12 (bimodal) for
+16% fewer densities, and posterior windows of ±12 sd with shorter buckets (``WIN`` 5) put the
+ψ-form rows (a ≈ b, D down to 1.6e-12) at 1.9e-12 relative (≤ 3e-14 with ±16).
+``jax.grad`` in all five arguments through the whole computation (no custom rules) agrees with
+central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.0× the forward time
+per point (4.5 ms forward, 13.6 ms reverse; the kernel: 17.6×); first call of the gradient
+50 s with an empty cache. (The reverse pass needs the double ``where`` twice in the scan:
+chain D runs on past j = −1, where P (j + 1) = 0, and past j = 0 in the far left tail, where
+its log-terms grow without bound; both made the gradient NaN.) First calls, one window length,
+no compilation cache: 12.2 s (Rényi), 18.7 s (hockey stick). Before the rational recurrence:
+10 µs per density evaluation (both laws, one node, ``terms`` = 64), of which the anchors (the
+K core) 1.4 µs and the approximate posterior modes 1.8 µs. XLA's temporary buffers (measured
+before the rational recurrence, which stores less): 90 kB per point forward (64 points, one
+program; the kernel: 72 MB) and 7.0 MB for the reverse program of one point (the kernel: 2.5 GB).
+Not yet: the cold first calls (targets 5 s and 15 s: the K core's small-order branches, the
+Debye and Stirling series and the digamma Newton steps compile into every program); one
+program for every window length (one per ``TERM_BUCKETS`` entry, and the retry into the next
+bucket needs concrete values: under ``jit`` the largest bucket); float32; the hockey stick's
+cost (238 densities per point: the window's 108, the crossing's 34, 96 nodes).
 
 Run::
 
@@ -303,68 +312,69 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         exact_a = term_all[2] + log_poisson(j_all[2], mu_a)
         exact_b = term_all[3] + log_poisson(j_all[3], mu_b)
         j0_safe, P0, term0, log_r0 = j_all[:2], P_all[:2], term_all[:2], log_r_all[:2]
-        wa0 = log_poisson(j0_safe, mu_a)
-        wb0 = log_poisson(j0_safe, mu_b)
-        log_mu_a = jnp.log(jnp.where(mu_a > 0, mu_a, 1.0))
-        log_mu_b = jnp.log(jnp.where(mu_b > 0, mu_b, 1.0))
+        la0 = term0 + log_poisson(j0_safe, mu_a)
+        lb0 = term0 + log_poisson(j0_safe, mu_b)
+        pos_a, pos_b = mu_a > 0, mu_b > 0
+        log_mu_a = jnp.log(jnp.where(pos_a, mu_a, 1.0))
+        log_mu_b = jnp.log(jnp.where(pos_b, mu_b, 1.0))
         delta = a - b
         ok = (b > 0) & (delta != 0)
         bs = jnp.where(ok, b, 1.0)
         ds = jnp.where(ok, delta, 1.0)
         slope_ell = 2.0 * jnp.log1p(ds / bs) / ds
-        half_sigma = 0.5 * (s - 2.0 * LOG2)
-        log_x = 0.5 * s
+        t = jnp.exp(s)
+        # Sums are taken relative to the exact values at the references (no running maximum:
+        # every term of the window is within e^{±700} of its law's modal term).
+        shift_a = jnp.where(jnp.isfinite(exact_a), exact_a, 0.0)
+        shift_b = jnp.where(jnp.isfinite(exact_b), exact_b, 0.0)
         neg = jnp.full(P0.shape, -jnp.inf)
         zero = jnp.zeros(P0.shape)
 
-        def weight_step(w, j, j_next, log_mu, mu):
-            inc = jnp.where(up > 0, log_mu - jnp.log(j + 1.0), jnp.log(jnp.maximum(j, 1e-300)) - log_mu)
-            return jnp.where(mu > 0, w + inc, jnp.where(j_next == 0.0, 0.0, -jnp.inf))
-
-        def add(m, acc, f, g=None):
-            """Running log-sum-exp (m, acc) of f (and of f with weight g), -inf safe."""
-            m_new = jnp.maximum(m, f)
-            finite = m_new > -jnp.inf
-            ref = jnp.where(finite, m_new, 0.0)
-            scale_old = jnp.where(m > -jnp.inf, jnp.exp(m - ref), 0.0)
-            w_new = jnp.where(f > -jnp.inf, jnp.exp(f - ref), 0.0)
-            return m_new, acc * scale_old + (w_new if g is None else w_new * g), scale_old, w_new
-
         def step(carry, _):
-            j, nu, log_r, term, wa, wb, ma, sa, mb, sb, sy, rec_a, rec_b = carry
+            j, nu, q, la, lb, sa, sb, sy, rec_a, rec_b = carry
             valid = (j >= jl) & (j <= jh) & (j >= 0.0) & jnp.where(up > 0, j >= ju0, j <= jd0)
-            fa = jnp.where(valid, term + wa, -jnp.inf)
-            fb = jnp.where(valid, term + wb, -jnp.inf)
-            rec_a = jnp.where(valid & (j == ref_a), fa, rec_a)
-            rec_b = jnp.where(valid & (j == ref_b), fb, rec_b)
-            ma, sa, _, _ = add(ma, sa, fa)
+            rec_a = jnp.where(valid & (j == ref_a), la, rec_a)
+            rec_b = jnp.where(valid & (j == ref_b), lb, rec_b)
+            # Off the window the chains run on unchecked (past j = 0 in the far left tail they
+            # grow without bound): the exponent is masked before exp (a zero cotangent times
+            # an infinite exp would make the reverse pass NaN).
+            sa = sa + jnp.exp(jnp.where(valid, la - shift_a, -jnp.inf))
+            wb = jnp.exp(jnp.where(valid, lb - shift_b, -jnp.inf))
+            sb = sb + wb
             ell = -0.5 * (a + b) + slope_ell * jnp.clip(j, jl, jh)  # finite off the window
             z = ds * ell
             tiny = jnp.abs(z) < 1e-8
             g = ell * jnp.where(tiny, 1.0 + 0.5 * z, jnp.expm1(z) / jnp.where(tiny, 1.0, z))
-            mb_new, sb, scale_old, w_new = add(mb, sb, fb)
-            sy = sy * scale_old + w_new * g
+            sy = sy + wb * g
             P = 0.5 * d + j
-            term = term + jnp.where(up > 0, half_sigma + log_r - jnp.log(P),
-                                    -half_sigma + log_r + jnp.log(jnp.maximum(P - 1.0, 1e-300)))
-            j_next = j + up
-            wa = weight_step(wa, j, j_next, log_mu_a, mu_a)
-            wb = weight_step(wb, j, j_next, log_mu_b, mu_b)
+            # One log per step for both laws: the ratio of neighbouring terms times the ratio of
+            # neighbouring Poisson weights, q = x K_{ν+1}/(2 K_ν) (U: j → j + 1; D: j → j − 1).
+            # (double where: chain D runs on past j = −1, where P (j + 1) = 0)
+            inc = jnp.where(up > 0, jnp.log(q / jnp.where(up > 0, P * (j + 1.0), 1.0)),
+                            jnp.log(jnp.maximum(4.0 * q * (P - 1.0) * j, 1e-300)) - s)
+            la = la + inc + up * log_mu_a
+            lb = lb + inc + up * log_mu_b
             nu = nu + 1.0
-            log_r = jnp.logaddexp(-log_r, jnp.log(2.0 * nu) - log_x)
-            return (j_next, nu, log_r, term, wa, wb, ma, sa, mb_new, sb, sy,
-                    rec_a, rec_b), None
+            q = nu + t / (4.0 * q)
+            return (j + up, nu, q, la, lb, sa, sb, sy, rec_a, rec_b), None
 
         nu0 = jnp.abs(P0 - Q)
-        init = (j0, nu0, log_r0, term0, wa0, wb0, neg, zero, neg, zero, zero,
-                neg, neg)
-        (*_, ma, sa, mb, sb, sy, rec_a, rec_b), _ = jax.lax.scan(step, init, None, length=terms)
-        # Re-anchor the chain that holds each law's reference (the other chain: unchanged).
-        ma = ma + jnp.where(rec_a > -jnp.inf, exact_a - rec_a, 0.0)
-        mb = mb + jnp.where(rec_b > -jnp.inf, exact_b - rec_b, 0.0)
-        log_pa = logsumexp(ma + jnp.log(sa), axis=0)
-        log_pb = logsumexp(mb + jnp.log(sb), axis=0)
-        mean = jnp.sum(sy * jnp.exp(mb - log_pb), axis=0)
+        q0 = 0.5 * jnp.exp(0.5 * s + log_r0)
+        init = (j0, nu0, q0, la0, lb0, zero, zero, zero, neg, neg)
+        (*_, sa, sb, sy, rec_a, rec_b), _ = jax.lax.scan(step, init, None, length=terms)
+
+        def corrected(total, exact, rec):
+            """log of the chains' sums, the chain holding the reference re-anchored there."""
+            corr = jnp.where(jnp.isfinite(rec) & jnp.isfinite(exact), exact - rec, 0.0)
+            pos = total > 0
+            return jnp.where(pos, jnp.log(jnp.where(pos, total, 1.0)), -jnp.inf) + corr, corr
+
+        log_sa, _ = corrected(sa, exact_a, rec_a)
+        log_sb, corr_b = corrected(sb, exact_b, rec_b)
+        log_pa = jnp.where(pos_a, shift_a + logsumexp(log_sa, axis=0), exact_a)
+        log_pb = jnp.where(pos_b, shift_b + logsumexp(log_sb, axis=0), exact_b)
+        mean = (jnp.sum(sy * jnp.exp(corr_b), axis=0)
+                / jnp.where(pos_b, jnp.sum(sb * jnp.exp(corr_b), axis=0), 1.0))
         yv = ds * mean
         small = jnp.abs(yv) < 1e-8
         y = mean * jnp.where(small, 1.0 - 0.5 * yv, jnp.log1p(yv) / jnp.where(small, 1.0, yv))
