@@ -77,14 +77,18 @@ chain D runs on past j = −1, where P (j + 1) = 0, and past j = 0 in the far le
 its log-terms grow without bound; both made the gradient NaN.) First calls, one window length,
 no compilation cache: 12.2 s (Rényi), 18.7 s (hockey stick). Before the rational recurrence:
 10 µs per density evaluation (both laws, one node, ``terms`` = 64), of which the anchors (the
-K core) 1.4 µs and the approximate posterior modes 1.8 µs. XLA's temporary buffers (measured
-before the rational recurrence, which stores less): 90 kB per point forward (64 points, one
-program; the kernel: 72 MB) and 7.0 MB for the reverse program of one point (the kernel: 2.5 GB).
+K core) 1.4 µs and the approximate posterior modes 1.8 µs. XLA's temporary buffers (``memory_analysis`` of the compiled program, 1024 points, one
+window length): 283 kB per point forward for the Rényi divergence, 281 kB for the hockey stick
+(the version before the rational recurrence: 294 kB; the 90 kB this docstring stated earlier
+was not reproduced), so a chunk of 10⁵ points needs 28 GB (issue 44's target: 8 GB); 10.1 MB
+for the reverse program of one point (the kernel: 2.5 GB).
 Not yet: the cold first calls (targets 5 s and 15 s: the K core's small-order branches, the
 Debye and Stirling series and the digamma Newton steps compile into every program); one
 program for every window length (one per ``TERM_BUCKETS`` entry, and the retry into the next
 bucket needs concrete values: under ``jit`` the largest bucket); float32; the hockey stick's
-cost (238 densities per point: the window's 108, the crossing's 34, 96 nodes).
+cost (238 densities per point: the window's 108, the crossing's 34, 96 nodes); memory per
+point (the grid's and the nodes' densities are evaluated as one batch per step: 96 nodes × both
+chains × the scan's carries).
 
 Run::
 
