@@ -70,9 +70,10 @@ range is the whole zoomed window), one zoom fewer puts them at 1.4e-13 and 3.2e-
 16% fewer densities, and posterior windows of ±12 sd with shorter buckets (``WIN`` 5) put the
 ψ-form rows (a ≈ b, D down to 1.6e-12) at 1.9e-12 relative (≤ 3e-14 with ±16).
 ``jax.grad`` in all five arguments through the whole computation (no custom rules) agrees with
-central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.0× the forward time
-per point (4.5 ms forward, 13.6 ms reverse; the kernel: 17.6×); first call of the gradient
-50 s with an empty cache. (The reverse pass needs the double ``where`` twice in the scan:
+central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.6× the forward time
+per point (5.1 ms forward, 18.4 ms reverse; the kernel: 17.6×; without the chunks below 2.9×,
+4.5 ms and 13.2 ms: the chunks cost the reverse pass 38%); first call of the gradient 50 s
+with an empty cache. (The reverse pass needs the double ``where`` twice in the scan:
 chain D runs on past j = −1, where P (j + 1) = 0, and past j = 0 in the far left tail, where
 its log-terms grow without bound; both made the gradient NaN.) First calls, one window length,
 no compilation cache: 12.2 s (Rényi), 18.7 s (hockey stick). Before the rational recurrence:
