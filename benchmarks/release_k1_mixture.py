@@ -70,8 +70,8 @@ range is the whole zoomed window), one zoom fewer puts them at 1.4e-13 and 3.2e-
 16% fewer densities, and posterior windows of ±12 sd with shorter buckets (``WIN`` 5) put the
 ψ-form rows (a ≈ b, D down to 1.6e-12) at 1.9e-12 relative (≤ 3e-14 with ±16).
 ``jax.grad`` in all five arguments through the whole computation (no custom rules) agrees with
-central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.6× the forward time
-per point (5.1 ms forward, 18.4 ms reverse; the kernel: 17.6×; without the chunks below 2.9×,
+central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.5–3.6× the forward
+time per point (5.1 ms forward, 17.8–18.4 ms reverse; the kernel: 17.6×; without the chunks below 2.9×,
 4.5 ms and 13.2 ms: the chunks cost the reverse pass 38%); first call of the gradient 50 s
 with an empty cache. (The reverse pass needs the double ``where`` twice in the scan:
 chain D runs on past j = −1, where P (j + 1) = 0, and past j = 0 in the far left tail, where
@@ -79,9 +79,9 @@ its log-terms grow without bound; both made the gradient NaN.) First calls, one 
 no compilation cache: 12.2 s (Rényi), 18.7 s (hockey stick). Before the rational recurrence:
 10 µs per density evaluation (both laws, one node, ``terms`` = 64), of which the anchors (the
 K core) 1.4 µs and the approximate posterior modes 1.8 µs. XLA's temporary buffers (``memory_analysis`` of the compiled program, 256 points, one window
-length): 100 kB per point forward for the Rényi divergence and 96 kB for the hockey stick, with
-the quadrature's nodes evaluated in chunks of the grid's size (``lax.map``: 32 and 12 nodes at a
-time); 283 and 281 kB with all 96 nodes at once (the 90 kB this docstring stated earlier was not
+length): 100 kB per point forward for the Rényi divergence and 94 kB for the hockey stick, with
+the quadrature's nodes evaluated in batches of the grid's size (``lax.map``'s ``batch_size``: 32
+and 12 nodes at a time); 283 and 281 kB with all 96 nodes at once (the 90 kB this docstring stated earlier was not
 reproduced), so a chunk of 10⁵ points needs 10 GB (issue 44's target: 8 GB). The chunks cost
 4% (Rényi, 354 against 368 points/s) and 12% (hockey stick, 305 against 347) on 2 CPU cores,
 values unchanged. 10.1 MB for the reverse program of one point (the kernel: 2.5 GB).
@@ -135,7 +135,7 @@ TERM_BUCKETS = (64, 128, 256, 512, 1024, 2048)
 
 
 def terms_for(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Window length per point: ±10 posterior sd (at most ~the prior's) of the wider law, the
+    """Window length per point: ±``WIN`` posterior sd (at most ~the prior's) of the wider law, the
     distance between the two laws' prior means and a margin, rounded up to a bucket."""
     lam = np.maximum(a, b) ** 2
     need = 2.0 * WIN * (np.sqrt(0.5 * lam) + 1.0) + 0.5 * np.abs(a * a - b * b) + 10.0
@@ -245,11 +245,12 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
 
     def log_anchor(P, Q, s):
         """log of the density of S = log(χ²_{2P} χ²_{2Q}) at s, cancellation-free (Debye for
-        R = √(ν² + e^s) ≥ 32 with Stirling; the K form below), and log K_{ν+1}/K_ν(e^{s/2})."""
+        R = √(ν² + e^s) ≥ 32 with Stirling; the K form below), and q = x K_{ν+1}/(2 K_ν) at
+        x = e^{s/2}, the scan's ratio."""
         x = jnp.exp(0.5 * s)
         nu = jnp.abs(P - Q)
         parts = bessel_k_parts(nu, x)
-        log_r = jnp.log(x + nu + parts.excess) - jnp.log(x)
+        q = 0.5 * (x + nu + parts.excess)  # K_{ν+1}/K_ν = (x + ν + excess)/x
         log_4pq = 2.0 * LOG2 + jnp.log(P) + jnp.log(Q)
         gap = jnp.exp(log_4pq) * jnp.expm1(s - log_4pq)  # e^s − 4PQ
         big = nu >= x
@@ -278,7 +279,7 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
                          - gamma_remainder(P) - gamma_remainder(Q) + jnp.log(u_sum))
         k_form = (LOG2 + 0.5 * (P + Q) * (s - 2.0 * LOG2) + parts.log_k
                   - gammaln(P) - gammaln(Q))
-        return jnp.where(debye, stirling_form, k_form), log_r
+        return jnp.where(debye, stirling_form, k_form), q
 
     def posterior_range(s, d, n, a, b):
         """Poisson indices holding both laws' posteriors at s: ±WINDOW_SD approximate sd."""
@@ -312,12 +313,12 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         j_all = jnp.concatenate([j0, jnp.stack([ref_a, ref_b])])
         j_all = jnp.where(j_all >= 0.0, j_all, 0.0)
         P_all = 0.5 * d + j_all
-        term_all, log_r_all = log_anchor(P_all, jnp.broadcast_to(Q, P_all.shape),
+        term_all, q_all = log_anchor(P_all, jnp.broadcast_to(Q, P_all.shape),
                                          jnp.broadcast_to(s, P_all.shape))
         mu_a, mu_b = 0.5 * a * a, 0.5 * b * b
         exact_a = term_all[2] + log_poisson(j_all[2], mu_a)
         exact_b = term_all[3] + log_poisson(j_all[3], mu_b)
-        j0_safe, P0, term0, log_r0 = j_all[:2], P_all[:2], term_all[:2], log_r_all[:2]
+        j0_safe, P0, term0, q0 = j_all[:2], P_all[:2], term_all[:2], q_all[:2]
         la0 = term0 + log_poisson(j0_safe, mu_a)
         lb0 = term0 + log_poisson(j0_safe, mu_b)
         pos_a, pos_b = mu_a > 0, mu_b > 0
@@ -365,7 +366,6 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
             return (j + up, nu, q, la, lb, sa, sb, sy, rec_a, rec_b), None
 
         nu0 = jnp.abs(P0 - Q)
-        q0 = 0.5 * jnp.exp(0.5 * s + log_r0)
         init = (j0, nu0, q0, la0, lb0, zero, zero, zero, neg, neg)
         (*_, sa, sb, sy, rec_a, rec_b), _ = jax.lax.scan(step, init, None, length=terms)
 
@@ -449,8 +449,8 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         u = jnp.linspace(u_lo, u_hi, nodes)
         s = centre + sigma * jnp.sinh(u)
         log_w = jnp.log((u_hi - u_lo) / (nodes - 1) * sigma * jnp.cosh(u))
-        # The nodes in chunks of ``grid`` (one chunk's densities live at a time: memory).
-        v, log_pb, y, covered = (r.reshape(-1) for r in jax.lax.map(tilted, s.reshape(-1, grid)))
+        # The nodes in batches of ``grid`` (one batch's densities live at a time: memory).
+        v, log_pb, y, covered = jax.lax.map(tilted, s, batch_size=grid)
         v = v + log_w
         log_pb = log_pb + log_w
         direct = logsumexp(v) / (alpha - 1.0)
@@ -512,8 +512,8 @@ def build(terms: int, grid: int, zooms: int, nodes: int, drop: float):
         u = (mid[:, None] + half[:, None] * gl_nodes[None, :]).ravel()
         w = (half[:, None] * gl_weights[None, :]).ravel()
         s = centre + sigma * jnp.sinh(u)
-        la, lb, _, covered = (r.reshape(-1) for r in jax.lax.map(
-            lambda c: log_densities(c, d, n, a, b), s.reshape(-1, HOCKEY_PANEL_NODES)))
+        la, lb, _, covered = jax.lax.map(lambda c: log_densities(c, d, n, a, b), s,
+                                         batch_size=HOCKEY_PANEL_NODES)
         gain = -jnp.expm1(jnp.minimum(eps - (la - lb), 0.0))
         value = jnp.sum(w * sigma * jnp.cosh(u) * jnp.exp(la) * gain)
         value = jnp.where((a == b) | (stop <= start), 0.0, value)
