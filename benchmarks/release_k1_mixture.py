@@ -61,17 +61,17 @@ one run of this script): the 26 mpmath Rényi rows of ``fixtures/release_k1.json
 n_syn = 1, d ≥ 100 within 5.4e-14 relative (the kernel's claim: 1.3e-13), the two rows with
 n_syn = 1, d ≥ 100 within 1.3e-12 (claim 5e-11), the 10 bimodal references within 1.3e-12 (the
 kernel: 2.9e-11); the 9 hockey-stick rows within 1.1e-15 absolute (the kernel's claim 5.6e-16,
-inside the test's 10×). On the 64 points of ``bench_release_k1.py``: Rényi 320 points/s against
-8.3 for the current kernel and 1053 for ``renyi_ncx2`` (0.304; 0.350 in the run before, 336
-against 958: the target of issue 44 is 1/3), values within 3.1e-11 of the kernel's; hockey
-stick 340 points/s against 24.5 and 5606 for ``hockey_stick_ncx2`` (0.061), within 8.9e-15.
+inside the test's 10×). On the 64 points of ``bench_release_k1.py``: Rényi 302 points/s against
+7.6 for the current kernel and 955 for ``renyi_ncx2`` (0.316; other runs 0.30–0.43: the target
+of issue 44 is 1/3), values within 3.1e-11 of the kernel's; hockey stick 316 points/s against
+24.3 and 4532 for ``hockey_stick_ncx2`` (0.070), within 8.9e-15.
 Fewer nodes do not pay: with ``--nodes 64`` the fixture rows are 1.5e-8 off (the sinh-mapped
 range is the whole zoomed window), one zoom fewer puts them at 1.4e-13 and 3.2e-12 (bimodal) for
 16% fewer densities, and posterior windows of ±12 sd with shorter buckets (``WIN`` 5) put the
 ψ-form rows (a ≈ b, D down to 1.6e-12) at 1.9e-12 relative (≤ 3e-14 with ±16).
 ``jax.grad`` in all five arguments through the whole computation (no custom rules) agrees with
-central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.5–3.6× the forward
-time per point (5.1 ms forward, 17.8–18.4 ms reverse; the kernel: 17.6×; without the chunks below 2.9×,
+central differences to 7e-8 (their own error) at (2, 7, 30, 1.3, 0.9), at 3.5–4.3× the forward
+time per point (4.7–5.1 ms forward, 17.8–20.0 ms reverse; the kernel: 17.6×; without the chunks below 2.9×,
 4.5 ms and 13.2 ms: the chunks cost the reverse pass 38%); first call of the gradient 50 s
 with an empty cache. (The reverse pass needs the double ``where`` twice in the scan:
 chain D runs on past j = −1, where P (j + 1) = 0, and past j = 0 in the far left tail, where
@@ -100,7 +100,9 @@ Run::
 It prints, for each function, (1) the accuracy against ``tests/fixtures/release_k1.json``
 (mpmath, 40 digits) and, for the Rényi divergence, ``tests/fixtures/release_k1_bimodal.json``
 (the far-left second mode), row by row; (2) points per second of the candidate, of the current
-kernel and of the n_syn = ∞ function on the points of ``bench_release_k1.py``, in one run.
+kernel and of the n_syn = ∞ function on the points of ``bench_release_k1.py``, in one run;
+(3) the Rényi divergence's forward and reverse time at one point and both programs' XLA
+temporaries per point (256 points, the smallest window length).
 """
 
 from __future__ import annotations
@@ -606,6 +608,31 @@ def main(argv=None) -> int:
             "kernel_points_per_s": n / t_kern, "infinite_points_per_s": n / t_inf,
             "candidate_vs_kernel_worst": float(diff.max()),
         }
+    # Reverse mode and memory, on the bucket of the smallest window length.
+    import jax.numpy as jnp
+
+    renyi, hockey = build(TERM_BUCKETS[0], args.grid, args.zooms, args.nodes, 45.0)
+    point = (2.0, 7.0, 30.0, 1.3, 0.9)
+
+    def value(*x):
+        return renyi(*(jnp.atleast_1d(v) for v in x))[0][0]
+
+    forward = jax.jit(value)
+    reverse = jax.jit(jax.grad(value, argnums=(0, 1, 2, 3, 4)))
+    jax.block_until_ready((forward(*point), reverse(*point)))
+    t_fwd = _common.median(_common.time_runs(
+        lambda: jax.block_until_ready(forward(*point)), 5 * args.runs))
+    t_rev = _common.median(_common.time_runs(
+        lambda: jax.block_until_ready(reverse(*point)), 5 * args.runs))
+    print(f"renyi at {point}: forward {1e3 * t_fwd:.2f} ms, jax.grad (five arguments) "
+          f"{1e3 * t_rev:.2f} ms, ratio {t_rev / t_fwd:.2f}")
+    batch = [jnp.full((256,), v) for v in point]
+    temps = {name: fn.lower(*batch).compile().memory_analysis().temp_size_in_bytes / 256
+             for name, fn in (("renyi", renyi), ("hockey_stick", hockey))}
+    print("XLA temporaries per point (256 points, " + f"{TERM_BUCKETS[0]} terms): "
+          + ", ".join(f"{k} {v / 1e3:.0f} kB" for k, v in temps.items()))
+    results["reverse_over_forward"] = t_rev / t_fwd
+    results["temp_bytes_per_point"] = temps
     _common.write_json(args.json, results)
     return 0
 
