@@ -388,7 +388,7 @@ SPOTS = [
     ("release.md", "0.09026547", 0.09026547, lambda: _renyi_release_k1(2.0, 5.0, 10.0, 2.0, 1.5)),
     ("release.md", "0.14008890", 0.14008890, lambda: _renyi_release_k1(2.0, 5.0, 100.0, 2.0, 1.5)),
     ("release.md", "0.15129470", 0.15129470, lambda: _renyi_ncx2(2.0, 5.0, 2.0, 1.5)),
-    # release.md, "Known defect": the exact values the kernel misses (a far-left second mode).
+    # release.md, the far-left second mode: exact values an earlier kernel missed.
     ("release.md", "6.7480", 6.7480, lambda: _renyi_release_k1(8.0, 5.0, 10.0, 10.0, 12.0)),
     ("release.md", "25.709", 25.709, lambda: _renyi_release_k1(2.0, 1.0, 10.0, 2.0, 8.0)),
     (

@@ -1,7 +1,9 @@
 """renyi_release_k1 / hockey_stick_release_k1 (exact finite-release divergences, k = 1) against
-mpmath double integrals (tests/fixtures/release_k1.json, made by
-tests/fixtures/make_release_k1_fixtures.py: a Bessel-K mixture, independent of the library's
-nested quadrature), ``docs/math/release.md`` spot values, monotonicity and the 1/n law in n_syn, a = b,
+mpmath references (tests/fixtures/release_k1.json, made by
+tests/fixtures/make_release_k1_fixtures.py: the Bessel-K mixture summed term by term with
+mpmath's K and an mpmath outer quadrature, independent of the library's recurrences, windows and
+rules), the log-density against mpmath term by term (tests/fixtures/release_k1_density.json),
+``docs/math/release.md`` spot values, monotonicity and the 1/n law in n_syn, a = b,
 n_syn = inf (the χ² divergences themselves), jit (NaN for invalid entries), float32, input
 checks, and a Monte Carlo check of the representation T = ‖ZV‖² = YX through the private
 log-density ``_release_logpdf``.
@@ -29,13 +31,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fisherrdp._src.distributions.ncx2.density import central_logpdf
-from fisherrdp._src.divergences.release_k1 import (
-    _bessel,
-    _dispatch_in_dtype,
-    _log_pu_from,
-    _release_logpdf,
-)
+from fisherrdp._src.divergences.release_k1 import _dispatch_in_dtype, _release_logpdf
 from fisherrdp.divergences import (
     hockey_stick_ncx2,
     hockey_stick_release_k1,
@@ -167,10 +163,20 @@ def test_renyi_where_the_tilted_integrand_has_a_far_left_mode():
     12.82 (an RDP accountant built on them would mostly have under-stated ε); then 16.0170359
     for 16.0170386 (a far peak's flank cut) and, with d > n_syn, 4.657424e-4 for 4.657535e-4 (a
     long left tail cut); the ninth row guards d > n_syn, where a second inner Newton run once
-    counted the one inner mode twice (2.3e-6 off). Measured now: ≤ 2.9e-11 relative."""
+    counted the one inner mode twice (2.3e-6 off). The mixture method (running maxima: the
+    posterior of the Poisson index is bimodal there too) measured ≤ 1.2e-12 relative. And
+    CORNER, where the far peak is a corner (a linear left tail, a steep right flank): 4.4e-6
+    off before σ was capped there; measured 5.6e-11 against the fixture script's ``search``
+    grid (20.1774214116; a SciPy nested quadrature gave 20.1774213733, 1.9e-9 away), asserted
+    at the documented 1e-8."""
     got = np.array([_renyi_at(tuple(r[k] for k in ("alpha", "d", "n_syn", "a", "b")))
                     for r in BIMODAL_ROWS])
-    np.testing.assert_allclose(got, [r["value"] for r in BIMODAL_ROWS], rtol=2.5e-10)
+    np.testing.assert_allclose(got, [r["value"] for r in BIMODAL_ROWS], rtol=1.2e-11)
+    assert _renyi_at(CORNER) == pytest.approx(20.1774214116, rel=1e-8)
+
+
+#: A far-left peak shaped as a corner (``make_release_k1_bimodal.py search``, 2026-12-06).
+CORNER = (32.0, 1.0, 10.0, 10.0, 12.0)
 
 
 def test_small_d_and_n_syn_finite_and_monotone_in_n_syn():
@@ -305,10 +311,9 @@ def test_jit_float32_one_point_at_a_time():
 
 
 #: The float32 kernel (as a TPU runs it) at the F32_RENYI points against float64: largest
-#: relative error measured (2026-12-04: 2.5e-5, at d = 1000 where D = 7.6e-7; 2e-7 at the
-#: others), ×10. (Over 512 points of the range its worst was 2.2e-3, 3.9× the float32
-#: criterion: docs/howto/float32.md.)
-KERNEL_FLOAT32_RTOL = 10 * 2.5e-5
+#: relative error measured (2026-12-06, the mixture method: 1.2e-5, at d = 1000 where
+#: D = 7.6e-7; ≤ 1.7e-6 at the others), ×10.
+KERNEL_FLOAT32_RTOL = 10 * 1.2e-5
 
 
 def test_float32_is_the_float64_value_rounded_and_the_float32_kernel_is_close():
@@ -328,24 +333,23 @@ def test_float32_is_the_float64_value_rounded_and_the_float32_kernel_is_close():
     np.testing.assert_allclose(kernel, ref, rtol=KERNEL_FLOAT32_RTOL)
 
 
-def test_log_density_of_log_y_where_exp_u_underflows():
-    """log p_U(u), U = log Y, at d = 1 in float32 where e^u underflows (u < −103, where the level
-    layout's nodes go at d = 1): finite and the float64 value, op by op (eagerly: no compiler
-    between log and exp). Inside jit, jax 0.10's XLA simplified log(exp(u)) to u and hid that
-    log y was −inf there; jax 0.11's does not, and renyi_release_k1 in float32 was NaN at d = 1
-    on CPU and on an H200 until u was passed as log y."""
-    u64 = np.array([-110.0, -150.0, -300.0])
-    got, ref = [], []
-    for dtype, out in ((jnp.float32, got), (jnp.float64, ref)):
-        u, d, nc = jnp.asarray(u64, dtype), jnp.asarray(1.0, dtype), jnp.asarray(2.25, dtype)
-        assert dtype == jnp.float64 or float(jnp.exp(u).max()) == 0.0  # the case under test
-        parts = _bessel(0.5 * d - 1.0, jnp.sqrt(nc * jnp.exp(u)))
-        out.append(np.asarray(_log_pu_from(u, d, nc, parts), np.float64))
-    np.testing.assert_allclose(got[0], ref[0], rtol=2e-7)
-    # The χ² log-density given log y: its u-derivative there, a − 1 − e^u/2 = −½, also in
-    # reverse mode (the unused Stirling branch saw y = 0 and gave NaN).
-    grad = jax.grad(lambda u: central_logpdf(jnp.exp(u), jnp.float32(0.5), log_x=u))
-    assert [float(grad(jnp.float32(u))) for u in u64] == [-0.5] * len(u64)
+with open(os.path.join(HERE, "fixtures", "release_k1_density.json")) as fh:
+    DENSITY_ROWS = json.load(fh)["rows"]
+#: The log-density's error over max(1, |log p|) against mpmath, measured 5.4e-15 (2026-12-06), ×10.
+DENSITY_RTOL = 10 * 5.4e-15
+
+
+def test_log_density_against_mpmath_term_by_term():
+    """log p of S = log T against mpmath (``tests/fixtures/make_release_k1_density.py``: every
+    Poisson term with ``mp.besselk``), from s = −100 (a power-law left tail) through the bulk
+    to the right tail, at d = n_syn = 1 and 2, n_syn = 1 with d = 100, n_syn = 1000, a = 20,
+    d ≫ n_syn and non-integer d, n_syn: the error over max(1, |log p|) (``DENSITY_RTOL``). One
+    scalar at a time (the docstring example's program)."""
+    got = np.array([float(_release_logpdf(np.exp(r["s"]), r["d"], r["n_syn"], r["a"])) + r["s"]
+                    for r in DENSITY_ROWS])
+    ref = np.array([r["log_p"] for r in DENSITY_ROWS])
+    err = np.abs(got - ref) / np.maximum(1.0, np.abs(ref))
+    assert err.max() < DENSITY_RTOL, (err.max(), DENSITY_ROWS[int(err.argmax())])
 
 
 #: Where float32 lost δ (benchmarks/accuracy_scan_float32.py, seed 0, before float32 inputs were
@@ -405,12 +409,10 @@ def test_float32():
 
 @pytest.mark.slow
 def test_float32_n_syn_one_is_finite_and_matches_float64():
-    """Regression: n_syn ≈ 1 in float32 gave NaN (the level layout's inner nodes reach
-    u = c − w ≈ 120, where e^u overflows in float32: inf − inf and 0·inf in log p_U). Rényi and
-    hockey-stick points of one shape (one compile per dtype). Tolerances: float32 ε = 1.2e-7;
-    the log-space quadrature errs by a few ε·|log p| in (α − 1)D, measured ≤ 3e-5 relative
-    here (≤ 2.7e-4 over 31 such points, worst at α = 1.01) and ≤ 1e-7 absolute for the hockey
-    stick."""
+    """Regression: n_syn ≈ 1 in float32 gave NaN (an earlier method's inner nodes reached
+    u ≈ 120, where e^u overflows in float32). Rényi and hockey-stick points of one shape (one
+    compile per dtype; float32 inputs are computed in float64 on a CPU, so these compare the
+    rounding and the dispatch): finite, within 1e-3 relative and 1e-5 absolute."""
     out = {}
     for dtype in (jnp.float32, jnp.float64):
         for name, pts, fn in (

@@ -13,12 +13,11 @@ condition differs between points becomes a ``select`` of both branches, every lo
 its slowest point is done, and in reverse mode the branch not taken receives a zero cotangent,
 which meets an infinite partial as 0 · inf = NaN: the failure ``vmap`` adds, so reverse mode is
 checked batched, as a user's ``vmap(grad(f))`` runs. In forward mode the ``select`` picks the
-taken branch's tangent elementwise, so a batched forward pass adds nothing to check but cost:
-the finite-release Rényi kernel's ψ form (``docs/math/release.md``) then runs at every point,
-3.7× the point-by-point time (4.7 against 1.3 s for its 6 points, 2 CPU cores).
+taken branch's tangent elementwise, so a batched forward pass adds nothing to check but cost
+(every loop runs as long as its slowest point's).
 
-Points: ``POINTS`` per group (``RELEASE_POINTS`` for the finite-release kernels, whose reverse
-pass costs ~2 s a point), drawn log-uniformly over each parameter's magnitude (``SCALES``,
+Points: ``POINTS`` per group (``RELEASE_POINTS`` for the finite-release kernels), drawn
+log-uniformly over each parameter's magnitude (``SCALES``,
 clipped to the registered domain), then *special rows* that overwrite one condition each:
 every parameter at the lower edge of its domain (``a = 0``, ``ε = 0``, ``d = 1``, ``n_syn = 1``,
 ``x = 0``, …), ``a = b``, large ``d`` (1e4) and, for probabilities, δ = 1e-12; and the first
