@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             lambda: figures.release_vs_nsyn_figure(
                 figures.release_vs_nsyn_data(
                     alpha=args.alpha,
-                    n_syn=np.geomspace(1.0, 1e4, 8 * scale + 1),
+                    n_syn=np.geomspace(1.0, 1e4, 120 * scale + 1),
                     estimates=args.full,
                 )
             ),

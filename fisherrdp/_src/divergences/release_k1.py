@@ -91,7 +91,8 @@ crossing off by Δ leaves a boundary term of order Δ.)
 ``n_syn = inf`` entries give :func:`~fisherrdp.divergences.renyi_ncx2` /
 :func:`~fisherrdp.divergences.hockey_stick_ncx2` (double ``where``; called directly when every
 entry is ``inf``, not compiled when none is). Rows whose Poisson window exceeds ``MAX_STEPS``
-at a quadrature node (a or b above ~170) come out NaN (the searches use the partial sums).
+= 65536 at a quadrature node come out NaN (the searches use the partial sums; 15282 steps at
+(d, n_syn, a, b) = (1000, 1e7, 100, 99), the corner of the documented domain).
 
 **Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
 made by ``tests/fixtures/make_release_k1_fixtures.py``: the mixture summed term by term in
@@ -107,8 +108,9 @@ log-density against mpmath term by term (``tests/fixtures/make_release_k1_densit
 −100 to the right tail, d = n_syn = 1 and 2, n_syn = 1 with d = 100, n_syn = 1000, a = 20,
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 
-**Cost.** Per point 6 stages of 32 densities and 96 nodes (Rényi) or 10 and 96 (hockey stick),
-each node a recurrence over its window (tens of terms for a, b ≲ 3, thousands at a = 100).
+**Cost.** Per point 4 stages of 32 densities and 96 nodes (Rényi) or 10 stages and 96 nodes
+(hockey stick), each node a recurrence over its window (16–53 terms at (a, b) = (2, 1.5), about
+15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
 functions, side by side.
@@ -152,9 +154,10 @@ _LOG2 = math.log(2.0)
 #: node (and a margin of ``WINDOW_MARGIN`` indices each side).
 WINDOW_SD = 16.0
 WINDOW_MARGIN = 4.0
-#: Most recurrence steps per chain (a cap: rows whose window is longer come out NaN; a, b up
-#: to ~170 fit).
-MAX_STEPS = 1 << 14
+#: Most recurrence steps per chain (a cap: rows whose window at a quadrature node is longer come
+#: out NaN; the window grows with a, b and n_syn: 15282 steps at (d, n_syn, a, b) =
+#: (1000, 1e7, 100, 99), 18321 at (1000, 1e7, 110, 109).
+MAX_STEPS = 1 << 16
 #: The approximate posterior of the Poisson index: doublings of the grid's upper end, points
 #: of the grid, zooms onto the cells within the drop below its maximum (50 and a margin for the
 #: approximation).
