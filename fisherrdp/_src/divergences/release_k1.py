@@ -563,8 +563,9 @@ def _nodes(state, hockey):
                              jnp.arcsinh((stop - centre) / sigma), HOCKEY_PANELS + 1)
         half = 0.5 * (edges[1:] - edges[:-1])
         mid = 0.5 * (edges[1:] + edges[:-1])
-        u = (mid[:, None] + half[:, None] * _GL_NODES[None, :]).ravel()
-        weight = (half[:, None] * _GL_WEIGHTS[None, :]).ravel() * sigma * jnp.cosh(u)
+        gl_nodes, gl_weights = (jnp.asarray(c, centre.dtype) for c in (_GL_NODES, _GL_WEIGHTS))
+        u = (mid[:, None] + half[:, None] * gl_nodes[None, :]).ravel()
+        weight = (half[:, None] * gl_weights[None, :]).ravel() * sigma * jnp.cosh(u)
         return centre + sigma * jnp.sinh(u), weight, stop <= start
     u_lo = jnp.arcsinh((state["lo"] - centre) / sigma)
     u_hi = jnp.arcsinh((state["hi"] - centre) / sigma)
