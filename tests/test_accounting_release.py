@@ -204,9 +204,9 @@ def test_epsilon_inverts_the_profile(example_mechanism):
 
 
 def test_the_epsilon_search_fills_each_call_and_has_a_cap(monkeypatch):
-    """docs/math/accountant.md: for one δ at n_syn = ∞, 8 calls of the compiled profile (ε = 0
-    and the powers of two, then rounds of 128 ε inside the bracket); a δ that no ε ≤ 2^12 meets
-    is a ValueError naming delta."""
+    """docs/math/accountant.md: for one δ at n_syn = ∞, 6 calls of the compiled profile (ε = 0
+    and the powers of two, then rounds of 128 ε in a window about the interpolated ε(δ)); a δ
+    that no ε ≤ 2^12 meets is a ValueError naming delta."""
     calls = []
     real = synthetic.map_points
 
@@ -217,7 +217,7 @@ def test_the_epsilon_search_fills_each_call_and_has_a_cap(monkeypatch):
     monkeypatch.setattr(synthetic, "map_points", counting)
     mech = SyntheticReleaseMechanism(100, 1, 1.0, 0.1)  # a fresh memo
     eps = mech.epsilon(1e-5)
-    assert calls == [14] + [128] * 7
+    assert calls == [14] + [128] * 5
     assert mech.privacy_profile(eps) <= 1e-5 < mech.privacy_profile(eps * (1.0 - 1e-9))
     with pytest.raises(ValueError, match="'delta'"):
         synthetic._invert_profile(lambda e, a, b: np.exp(-e / 1000.0), np.array([1e-5]),
@@ -603,7 +603,6 @@ def test_finite_release_against_mpmath_on_a_coarse_search(monkeypatch, accuracy)
     (1.5, 2) in units of σ), and below the n_syn = ∞ release. The full search is the slow test
     below."""
     monkeypatch.setattr(worst_case, "SCAN_POINTS", 2)
-    monkeypatch.setattr(synthetic, "FINITE_SCAN_CHUNK", 4)
     finite = SyntheticReleaseMechanism(d=5, k=1, C=1.0, sensitivity=0.25, sigma=0.5, n_syn=10)
     res = finite.rdp(2.0, details=True, evidence=False)
     expected = max(RELEASE_RENYI[2, 5, 10, 2.0, 1.5], RELEASE_RENYI[2, 5, 10, 1.5, 2.0])

@@ -71,16 +71,18 @@ __all__ = ["Calibration", "SyntheticReleaseMechanism", "calibrate_sigma"]
 
 #: Orders used by the :math:`k > 1` conversions from RDP to :math:`(\varepsilon, \delta)`.
 CONVERSION_ALPHAS = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60), np.geomspace(2.0, 1e4, 240)])
-#: Points per compiled call when inverting a finite-n_syn profile (an expensive kernel).
+#: Points per compiled call of a finite-n_syn kernel (the profile's inversion and the
+#: worst-case scans alike, so that one compiled program serves both): a release-law point costs
+#: ~10 ms on a CPU core, and small batches waste less on the longest Poisson window of a batch.
 FINITE_CHUNK = 4
-#: Points per call of the finite-n_syn release kernel in the worst-case scan (memory: the
-#: kernel holds ~1e5 log-density nodes per point).
-FINITE_SCAN_CHUNK = 32
 #: Relative accuracy of the inversions (ε from δ, σ from a target).
 RTOL = 1e-12
 #: ε(δ) is searched in [0, 2^EPS_MAX_LOG2], for at most INVERT_ROUNDS narrowing rounds.
 EPS_MAX_LOG2 = 12
 INVERT_ROUNDS = 64
+#: After the first round, the inversion's window about its estimate of ε(δ) is this many times
+#: the estimate's last correction (a margin for the interpolation's error).
+WINDOW_SCALE = 4.0
 #: calibrate_sigma's search for log σ stays within this of its start (σ within e^±200).
 SIGMA_BRACKET = 200.0
 
@@ -240,7 +242,7 @@ class SyntheticReleaseMechanism:
             constants=() if host else self._constants,
             symmetric=symmetric,
             evidence=evidence,
-            chunk=None if host else CHUNK if math.isinf(self.n_syn) else FINITE_SCAN_CHUNK,
+            chunk=None if host else CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK,
         )
         return dataclasses.replace(res, a=res.a * self.sigma, b=res.b * self.sigma, method=method)
 
@@ -249,8 +251,7 @@ class SyntheticReleaseMechanism:
         profile, which shares its compiled kernel with :meth:`privacy_profile`): each round
         fills one chunk with ε's of every δ's bracket."""
 
-        # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks
-        # (a release-law evaluation costs ~0.1 s a point).
+        # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks.
         chunk = CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK
         fn, constants = self._pair_profile, self._constants
 
@@ -541,41 +542,67 @@ def _invert_profile(profile, delta, a, b, *, points):
     """Smallest ε ≥ 0 with profile(ε, a, b) ≤ δ, elementwise (the profile is non-increasing).
 
     One call of ``profile`` per round, on ``points`` values of ε per element: first ε = 0 and
-    2^0 … 2^``EPS_MAX_LOG2``, which bracket ε(δ) by a power of two; then, each round,
-    ``points`` equispaced ε inside every bracket, which narrow it to the cell where the
-    profile falls to δ (by a factor ``points + 1``), until it is within ``RTOL`` (at most
-    ``INVERT_ROUNDS`` rounds). Returns the bracket's upper end, where profile ≤ δ was evaluated.
+    2^0 … 2^``EPS_MAX_LOG2``, which bracket ε(δ) by a power of two; then, each round, ``points``
+    equispaced ε in a window about the estimate of ε(δ) by linear interpolation of log profile
+    across the bracket (of the profile where a log is infinite) — the whole bracket in the first
+    round, then ``WINDOW_SCALE`` times the last correction of the estimate, within the bracket
+    — until the bracket is within ``RTOL`` (at most ``INVERT_ROUNDS`` rounds). Each round keeps
+    the cell where the profile falls to δ, so the bracket shrinks every round (where ε(δ) was
+    outside the window, the next window is the whole bracket), and the window makes it shrink
+    superlinearly once the estimate converges. Returns the bracket's upper end,
+    where profile ≤ δ was evaluated.
 
     Raises:
         ValueError: Where even ε = 2^``EPS_MAX_LOG2`` leaves the profile above δ.
     """
     delta, a, b = (np.asarray(x, np.float64) for x in np.broadcast_arrays(delta, a, b))
     n = delta.size
+    rows = np.arange(n)
 
-    def below(eps):  # (n, m) ε → profile(ε) ≤ δ
+    def values(eps):  # (n, m) ε → profile(ε)
         m = eps.shape[1]
-        values = profile(eps.ravel(), np.repeat(a, m), np.repeat(b, m))
-        return np.asarray(values).reshape(n, m) <= delta[:, None]
+        return np.asarray(profile(eps.ravel(), np.repeat(a, m), np.repeat(b, m))).reshape(n, m)
+
+    def cell(eps, f, lo, hi, f_lo, f_hi):
+        """The cell of [lo, eps…, hi] where the profile falls to δ, and its end values."""
+        eps = np.concatenate([lo[:, None], eps, hi[:, None]], axis=1)
+        f = np.concatenate([f_lo[:, None], f, f_hi[:, None]], axis=1)
+        ok = f <= delta[:, None]
+        ok[:, -1] = True
+        first = np.maximum(np.argmax(ok, axis=1), 1)
+        return eps[rows, first - 1], eps[rows, first], f[rows, first - 1], f[rows, first]
 
     grid = np.concatenate([[0.0], 2.0 ** np.arange(EPS_MAX_LOG2 + 1)])
-    ok = below(np.broadcast_to(grid, (n, grid.size)))
-    if not ok[:, -1].all():
+    f = values(np.broadcast_to(grid, (n, grid.size)))
+    if not (f[:, -1] <= delta).all():
         raise ValueError(
             f"argument 'delta': no ε ≤ 2^{EPS_MAX_LOG2} meets delta = "
-            f"{delta[~ok[:, -1]].tolist()} (the release is not (ε, δ)-DP for any such ε)"
+            f"{delta[~(f[:, -1] <= delta)].tolist()} (the release is not (ε, δ)-DP for any such ε)"
         )
-    first = np.argmax(ok, axis=1)
-    lo, hi = grid[np.maximum(first - 1, 0)], grid[first]
-    steps = np.arange(1, points + 1) / (points + 1)
+    lo, hi, f_lo, f_hi = cell(np.broadcast_to(grid[1:-1], (n, grid.size - 2)), f[:, 1:-1],
+                              np.zeros(n), np.full(n, grid[-1]), f[:, 0], f[:, -1])
+    estimate, half = np.full(n, np.nan), 0.5 * (hi - lo)
+    steps = np.linspace(-1.0, 1.0, points) if points > 1 else np.zeros(1)
     for _ in range(INVERT_ROUNDS):
         if np.all(hi - lo <= RTOL * hi):
             return hi
-        eps = lo[:, None] + (hi - lo)[:, None] * steps
-        ok = np.concatenate([below(eps), np.ones((n, 1), bool)], axis=1)
-        first = np.argmax(ok, axis=1)
-        rows = np.arange(n)
-        lo = np.where(first > 0, eps[rows, np.maximum(first - 1, 0)], lo)
-        hi = np.where(first < points, eps[rows, np.minimum(first, points - 1)], hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g_lo, g_hi, g = np.log(f_lo), np.log(f_hi), np.log(delta)
+            by_log = (g_lo - g) / (g_lo - g_hi)
+            by_value = (f_lo - delta) / (f_lo - f_hi)
+        fraction = np.where((f_hi > 0.0) & np.isfinite(by_log), by_log, by_value)
+        fraction = np.where(np.isfinite(fraction), np.clip(fraction, 0.0, 1.0), 0.5)
+        new = lo + fraction * (hi - lo)
+        window = np.clip(WINDOW_SCALE * np.abs(new - estimate), 0.25 * RTOL * hi, half)
+        half = np.where(np.isnan(estimate), half, window)
+        estimate = new
+        centre = np.clip(estimate, lo + half, hi - half)
+        eps = np.clip(centre[:, None] + half[:, None] * steps, lo[:, None], hi[:, None])
+        lo, hi, f_lo, f_hi = cell(eps, values(eps), lo, hi, f_lo, f_hi)
+        # ε(δ) outside the window: the interpolation failed; the next window is the bracket.
+        missed = (lo < eps[:, 0]) | (hi > eps[:, -1])
+        estimate = np.where(missed, np.nan, estimate)
+        half = np.where(missed, 0.5 * (hi - lo), np.minimum(half, 0.5 * (hi - lo)))
     raise RuntimeError(f"_invert_profile: not within {RTOL} after {INVERT_ROUNDS} rounds")
 
 

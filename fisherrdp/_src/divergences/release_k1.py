@@ -54,9 +54,9 @@ bulks; the left tail's slope :math:`\min(d, n)/2` and the tilt's gain there for
 β = α, or 1 for the hockey stick); the parabola at the grid's maximum, then a fine grid of
 ±``FINE_HALF_WIDTH`` σ and its parabola (peak and scale σ; where the two flanks' distances
 to a drop of 2 differ more than ``FLANK_RATIO``-fold, a corner, σ ≤ ``TILTED_SIGMA_MAX``);
-for the hockey stick ``CROSSING_STAGES`` = 6 grids over the bracket of the crossing
-:math:`L(s) = \varepsilon` (:math:`L` is monotone: the family is TP2; each grid shrinks it
-31-fold, then linear interpolation); then the nodes, 32 at a time.
+for the hockey stick ``CROSSING_STAGES`` = 3 grids over the bracket of the crossing
+:math:`L(s) = \varepsilon`, first the zoomed range (:math:`L` is monotone: the family is TP2;
+each grid shrinks it 31-fold, then inverse cubic interpolation); then the nodes, 32 at a time.
 
 **Rényi divergence.** The trapezoid rule with ``NODES`` = 96 nodes in :math:`u`,
 :math:`s = \text{peak} + \sigma\sinh u` (exponentially accurate for the analytic integrand,
@@ -91,19 +91,19 @@ crossing off by Δ leaves a boundary term of order Δ.)
 ``n_syn = inf`` entries give :func:`~fisherrdp.divergences.renyi_ncx2` /
 :func:`~fisherrdp.divergences.hockey_stick_ncx2` (double ``where``; called directly when every
 entry is ``inf``, not compiled when none is). Rows whose Poisson window exceeds ``MAX_STEPS``
-= 65536 at a quadrature node come out NaN (the searches use the partial sums; 15282 steps at
-(d, n_syn, a, b) = (1000, 1e7, 100, 99), the corner of the documented domain).
+= 65536 at a quadrature node come out NaN (the searches use the partial sums; 1420 steps at
+(d, n_syn, a, b) = (1000, 1e7, 100, 99), the corner of the documented domain, at α = 2).
 
 **Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
 made by ``tests/fixtures/make_release_k1_fixtures.py``: the mixture summed term by term in
 mpmath with an mpmath outer quadrature, independent of the recurrences, anchors, windows and
 rules above; ``tests/test_release_k1.py`` fails above 10 × the measured numbers, the claims of
 ``tests/fixtures/accuracy/release_k1.json``): the 26 Rényi rows outside n_syn = 1 with
-d ≥ 100 within 5.4e-14 relative (α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7] and
+d ≥ 100 within 8.8e-14 relative (α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7] and
 non-integer, a, b ∈ [0, 20], a ≈ b, a or b = 0); the two rows with n_syn = 1, d ≥ 100 within
-3.3e-12; the 10 bimodal references of ``tests/fixtures/make_release_k1_bimodal.py`` (a second
+3.1e-12; the 10 bimodal references of ``tests/fixtures/make_release_k1_bimodal.py`` (a second
 mode far in the left tail) within 1.2e-12, and its corner-shaped far peak at
-(32, 1, 10, 10, 12) within 5.6e-11; the 9 hockey-stick rows within 3.1e-15 absolute. The
+(32, 1, 10, 10, 12) within 5.6e-11; the 9 hockey-stick rows within 5.8e-15 absolute. The
 log-density against mpmath term by term (``tests/fixtures/make_release_k1_density.py``: s from
 −100 to the right tail, d = n_syn = 1 and 2, n_syn = 1 with d = 100, n_syn = 1000, a = 20,
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
@@ -150,13 +150,14 @@ from fisherrdp._src.special.debye import U_EVEN
 __all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
 
 _LOG2 = math.log(2.0)
-#: Half-width, in approximate posterior standard deviations, of the Poisson indices summed per
-#: node (and a margin of ``WINDOW_MARGIN`` indices each side).
+#: The Poisson indices' search range reaches ``WINDOW_SD`` (√top + 1) past the bound ``top`` on
+#: the posterior's modes (:func:`_posterior_window`); a margin of ``WINDOW_MARGIN`` indices is
+#: added each side of the window.
 WINDOW_SD = 16.0
 WINDOW_MARGIN = 4.0
-#: Most recurrence steps per chain (a cap: rows whose window at a quadrature node is longer come
-#: out NaN; the window grows with a, b and n_syn: 15282 steps at (d, n_syn, a, b) =
-#: (1000, 1e7, 100, 99), 18321 at (1000, 1e7, 110, 109).
+#: Most recurrence steps per chain (a guard: rows whose window at a quadrature node is longer
+#: come out NaN; the window grows with a and b: 1420 steps at (d, n_syn, a, b) =
+#: (1000, 1e7, 100, 99), 3753 at (5, 10, 200, 199), at α = 2).
 MAX_STEPS = 1 << 16
 #: The approximate posterior of the Poisson index: doublings of the grid's upper end, points
 #: of the grid, zooms onto the cells within the drop below its maximum (50 and a margin for the
@@ -196,9 +197,9 @@ def _posterior_window(s, d, n, lam):
     A(j) = j (log(λ/2) + s/2 − log 2) − log Γ(j + 1) − log Γ(d/2 + j) + u asinh(u/x) − √(u² + t),
 
     u = P − Q = j + d/2 − n/2, whose derivative is the approximate score F(j). On
-    ``INDEX_GRID`` points over [0, top] (top doubled until F(top) < 0, then ``WINDOW_SD`` prior
-    sd added for the last mode's tail), ``INDEX_ZOOMS`` times, the cells within ``INDEX_DROP``
-    of A's maximum are kept, one more each side: A can have two modes (log K_ν is convex in
+    ``INDEX_GRID`` points over [0, top] (top from a bound on F, doubled while F(top) ≥ 0, then
+    ``WINDOW_SD`` (√top + 1) added for the last mode's tail), ``INDEX_ZOOMS`` times, the cells
+    within ``INDEX_DROP`` of A's maximum are kept, one more each side: A can have two modes (log K_ν is convex in
     ν: one below P = Q, one above), and where x is small it has a corner at u = 0 (a rule
     integrating F smeared it: 45 units off in A at (s, d, n, a) = (−25, 2.5, 4.5, 8.6), the
     second mode's mass cut, 4e-3 in log p; Newton steps on F from the prior mean could end
@@ -209,7 +210,6 @@ def _posterior_window(s, d, n, lam):
     half = 0.5 * (n - d)
     positive = lam > 0
     lam_safe = jnp.where(positive, lam, 1.0)
-    prior_sd = jnp.sqrt(0.5 * lam_safe) + 1.0
     drift = jnp.log(0.5 * lam_safe) + 0.5 * s - _LOG2
 
     def asinh_over_x(u):
@@ -227,12 +227,16 @@ def _posterior_window(s, d, n, lam):
     def score(j):
         return drift - digamma(j + 1.0) - digamma(0.5 * d + j) + asinh_over_x(j - half)[0]
 
-    # F → −∞ as j → ∞ (like −log j); the mode lies below ~max(λ/2, x √(λ/8)).
-    top = 0.5 * lam_safe + x * jnp.sqrt(0.5 * lam_safe) + 10.0
+    # F → −∞ as j → ∞ (like −log j). With ψ(y) > log(y − 1/2) and asinh(u/x) ≤ log(1 + 2|u|/x),
+    # F(j) < log(λ/4) + log(x + 2j + d) − 2 log j, negative from the root of
+    # j² = λ(x + 2j + d)/4 on, which is below λ/2 + √(λ(x + d)/4): every mode lies below top.
+    top = 0.5 * lam_safe + jnp.sqrt(0.25 * lam_safe * (x + d)) + 10.0
     for _ in range(TOP_DOUBLINGS):
         top = jnp.where(score(top) < 0.0, top, 2.0 * top)
     lo = jnp.zeros_like(top)
-    hi = top + WINDOW_SD * prior_sd  # past the last mode, its tail (at most the prior's width)
+    # Past the last mode, its tail: beyond top, F < G with G' ≈ −2/top, so log A falls by 60
+    # within ~8 √top (the posterior can be far wider than the prior: curvature −2/j at j ≫ μ).
+    hi = top + WINDOW_SD * (jnp.sqrt(top) + 1.0)
     shape = (INDEX_GRID,) + (1,) * jnp.ndim(s)
     fraction = jnp.linspace(0.0, 1.0, INDEX_GRID).astype(s.dtype).reshape(shape)
     idx = jnp.arange(INDEX_GRID).reshape(shape)
@@ -532,7 +536,7 @@ _ZOOM, _PEAK, _FINE, _CROSS, _NODES = range(5)
 #: Half-width, in units of the grid's σ, of the fine grid about the peak.
 FINE_HALF_WIDTH = 3.0
 #: Hockey stick: stages of the crossing search (each shrinks the bracket by GRID − 1).
-CROSSING_STAGES = 6
+CROSSING_STAGES = 3
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(HOCKEY_PANEL_NODES)
 
 
@@ -592,8 +596,7 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
     dtype = lo.dtype
     buffer = jnp.zeros(NODES, dtype)
     state = {"lo": lo, "hi": hi, "centre": 0.5 * (lo + hi), "sigma": hi - lo, "x": lo,
-             "y": hi, "fx": jnp.zeros((), dtype), "fy": jnp.zeros((), dtype),
-             "crossing": hi, "rising": a > b, "la": buffer, "lb": buffer, "ell": buffer,
+             "y": hi, "crossing": hi, "rising": a > b, "la": buffer, "lb": buffer, "ell": buffer,
              "flag": jnp.zeros((), dtype)}
     idx = jnp.arange(GRID)
     fine = jnp.linspace(-FINE_HALF_WIDTH, FINE_HALF_WIDTH, GRID).astype(dtype)
@@ -618,6 +621,9 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
         zoom = kind == _ZOOM
         new["lo"] = jnp.where(zoom, s[first], state["lo"])
         new["hi"] = jnp.where(zoom, s[last], state["hi"])
+        if hockey:  # the crossing's first bracket: the window of p_a's mass
+            new["x"] = jnp.where(zoom, new["lo"], state["x"])
+            new["y"] = jnp.where(zoom, new["hi"], state["y"])
         # Peak and scale: on the window's grid, then on the fine grid about it. Where the two
         # flanks' distances to a drop of 2 differ more than FLANK_RATIO-fold, σ is at most
         # TILTED_SIGMA_MAX: a far-left peak of the tilted integrand is a corner (a linear left
@@ -636,22 +642,34 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
         new["sigma"] = jnp.where(peak, sigma, state["sigma"])
         if hockey:
             # The crossing: excess = ±(L − ε) increases along s; keep the grid cell where it
-            # changes sign (none: the crossing at the end where it would be).
+            # changes sign (none: the crossing at the end where it would be), and place the
+            # crossing by inverse cubic interpolation of the four grid points about it (linear
+            # in the cell where that leaves the cell).
             excess = jnp.where(state["rising"], la - lb - x, x - (la - lb))
             above = excess >= 0.0
             j = jnp.min(jnp.where(above, idx, GRID))
             inside = (j > 0) & (j < GRID)
             jl, jh = jnp.clip(j - 1, 0, GRID - 1), jnp.clip(j, 0, GRID - 1)
             end = jnp.where(j == 0, s[0], s[-1])
+            cell_lo, cell_hi = jnp.where(inside, s[jl], end), jnp.where(inside, s[jh], end)
+            e_lo, e_hi = excess[jl], excess[jh]
+            slope = e_hi - e_lo
+            linear = cell_lo - e_lo * (cell_hi - cell_lo) / jnp.where(slope > 0.0, slope, 1.0)
+            first = jnp.clip(j - 2, 0, GRID - 4)
+            ps = jax.lax.dynamic_slice(s, (first,), (4,))
+            es = jax.lax.dynamic_slice(excess, (first,), (4,))
+            gaps = es[:, None] - es[None, :]
+            distinct = jnp.all((gaps != 0.0) | jnp.eye(4, dtype=bool))
+            safe = jnp.where(jnp.eye(4, dtype=bool) | ~distinct, 1.0, gaps)
+            factors = jnp.where(jnp.eye(4, dtype=bool), 1.0, -es[None, :] / safe)
+            cubic = jnp.sum(ps * jnp.prod(factors, axis=1))
+            cubic_ok = distinct & (cubic >= cell_lo) & (cubic <= cell_hi)
+            crossing = jnp.where(inside & (slope > 0.0),
+                                 jnp.where(cubic_ok, cubic, linear), cell_lo)
             cross = kind == _CROSS
-            new["x"] = jnp.where(cross, jnp.where(inside, s[jl], end), state["x"])
-            new["y"] = jnp.where(cross, jnp.where(inside, s[jh], end), state["y"])
-            new["fx"] = jnp.where(cross, jnp.where(inside, excess[jl], 0.0), state["fx"])
-            new["fy"] = jnp.where(cross, jnp.where(inside, excess[jh], 0.0), state["fy"])
-            slope = new["fy"] - new["fx"]
-            new["crossing"] = jnp.where(
-                slope > 0.0, new["x"] - new["fx"] * (new["y"] - new["x"])
-                / jnp.where(slope > 0.0, slope, 1.0), new["x"])
+            new["x"] = jnp.where(cross, cell_lo, new["x"])
+            new["y"] = jnp.where(cross, cell_hi, new["y"])
+            new["crossing"] = jnp.where(cross, crossing, state["crossing"])
         if with_nodes:
             store = kind == _NODES
             for key, value in (("la", la), ("lb", lb), ("ell", ell)):
