@@ -321,10 +321,12 @@ def _log_term(P, Q, s, parts):
     return jnp.where(debye, stirling_form, k_form), q
 
 
-def _mixture(s, d, n, a, b, scores):
+def _mixture(s, d, n, a, b, scores, with_y=True):
     """log p_a(s), log p_b(s) of S = log T, y = L/δ (L = log p_a/p_b, δ = a − b, from the
     posterior mean of π_a/π_b under law b: the ψ form's), and with ``scores`` each law's
-    posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's).
+    posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's). ``with_y``
+    (a scalar, unbatched under ``vmap``: a real conditional) false: y is not summed (its value
+    is then meaningless; the searches skip it).
 
     Two chains of one recurrence each, run together by one ``while_loop``: U up from the
     first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both).
@@ -410,11 +412,14 @@ def _mixture(s, d, n, a, b, scores):
             return jnp.where(new, total * e + value, total + e * value)
 
         sa, sb = accumulate(sa, 1.0, ea, new_a), accumulate(sb, 1.0, eb, new_b)
-        ell = -0.5 * (a + b) + slope_ell * jnp.clip(j, jl, jh)  # finite off the window
-        z = ds * ell
-        near = jnp.abs(z) < 1e-8
-        g = ell * jnp.where(near, 1.0 + 0.5 * z, jnp.expm1(z) / jnp.where(near, 1.0, z))
-        sy = accumulate(sy, g, eb, new_b)
+        def y_terms(sy):
+            ell = -0.5 * (a + b) + slope_ell * jnp.clip(j, jl, jh)  # finite off the window
+            z = ds * ell
+            near = jnp.abs(z) < 1e-8
+            g = ell * jnp.where(near, 1.0 + 0.5 * z, jnp.expm1(z) / jnp.where(near, 1.0, z))
+            return accumulate(sy, g, eb, new_b)
+
+        sy = jax.lax.cond(with_y, y_terms, lambda sy: sy, sy)
         P = 0.5 * d + j
         if scores:
             dk, dk_next, psi_p = extra
@@ -611,7 +616,8 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
              state["centre"] + state["sigma"] * fine,
              jnp.linspace(state["x"], state["y"], GRID)],
             node_s)
-        (la, lb, ell, flag), _ = _mixture(s, d, n, a, b, False)
+        # L/δ (the ψ form's) only at the Rényi divergence's nodes: an expm1 a step, ~10% of it.
+        (la, lb, ell, flag), _ = _mixture(s, d, n, a, b, False, (kind == _NODES) & (not hockey))
         new = dict(state)
         # Zoom: the cells within DROP of the maximum, and one more each side.
         v = beta * la + (1.0 - beta) * lb
