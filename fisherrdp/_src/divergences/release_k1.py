@@ -199,11 +199,11 @@ def _posterior_window(s, d, n, lam):
     u = P − Q = j + d/2 − n/2, whose derivative is the approximate score F(j). On
     ``INDEX_GRID`` points over [0, top] (top from a bound on F, doubled while F(top) ≥ 0, then
     ``WINDOW_SD`` (√top + 1) added for the last mode's tail), ``INDEX_ZOOMS`` times, the cells
-    within ``INDEX_DROP`` of A's maximum are kept, one more each side: A can have two modes (log K_ν is convex in
-    ν: one below P = Q, one above), and where x is small it has a corner at u = 0 (a rule
-    integrating F smeared it: 45 units off in A at (s, d, n, a) = (−25, 2.5, 4.5, 8.6), the
-    second mode's mass cut, 4e-3 in log p; Newton steps on F from the prior mean could end
-    far from the mass, at the clip, where F' ≥ 0). Measured: A within ~2.5 of the exact
+    within ``INDEX_DROP`` of A's maximum are kept, one more each side: A can have two modes
+    (log K_ν is convex in ν: one below P = Q, one above), and where x is small it has a corner
+    at u = 0 (a rule integrating F smeared it: 45 units off in A at (s, d, n, a) = (−25, 2.5,
+    4.5, 8.6), the second mode's mass cut, 4e-3 in log p; Newton steps on F from the prior
+    mean could end far from the mass, at the clip, where F' ≥ 0). Measured: A within ~2.5 of the exact
     log-posterior over j ≤ 95 there. Returns (lo, hi, mode): the window and the grid point
     of A's maximum, all 0 where λ = 0."""
     x = jnp.exp(0.5 * s)
@@ -412,6 +412,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True):
             return jnp.where(new, total * e + value, total + e * value)
 
         sa, sb = accumulate(sa, 1.0, ea, new_a), accumulate(sb, 1.0, eb, new_b)
+
         def y_terms(sy):
             ell = -0.5 * (a + b) + slope_ell * jnp.clip(j, jl, jh)  # finite off the window
             z = ds * ell
@@ -616,7 +617,7 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
              state["centre"] + state["sigma"] * fine,
              jnp.linspace(state["x"], state["y"], GRID)],
             node_s)
-        # L/δ (the ψ form's) only at the Rényi divergence's nodes: an expm1 a step, ~10% of it.
+        # L/δ (the ψ form's) only at the Rényi divergence's nodes: an expm1 a step, ~8% of it.
         (la, lb, ell, flag), _ = _mixture(s, d, n, a, b, False, (kind == _NODES) & (not hockey))
         new = dict(state)
         # Zoom: the cells within DROP of the maximum, and one more each side.
