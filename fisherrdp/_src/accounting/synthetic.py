@@ -549,8 +549,8 @@ def _invert_profile(profile, delta, a, b, *, points):
     — until the bracket is within ``RTOL`` (at most ``INVERT_ROUNDS`` rounds). Each round keeps
     the cell where the profile falls to δ, so the bracket shrinks every round (where ε(δ) was
     outside the window, the next window is the whole bracket), and the window makes it shrink
-    superlinearly once the estimate converges. Returns the bracket's upper end,
-    where profile ≤ δ was evaluated.
+    superlinearly once the estimate converges. Returns the bracket's upper end, where
+    profile ≤ δ was evaluated.
 
     Raises:
         ValueError: Where even ε = 2^``EPS_MAX_LOG2`` leaves the profile above δ.
@@ -574,10 +574,11 @@ def _invert_profile(profile, delta, a, b, *, points):
 
     grid = np.concatenate([[0.0], 2.0 ** np.arange(EPS_MAX_LOG2 + 1)])
     f = values(np.broadcast_to(grid, (n, grid.size)))
-    if not (f[:, -1] <= delta).all():
+    meets = f[:, -1] <= delta
+    if not meets.all():
         raise ValueError(
             f"argument 'delta': no ε ≤ 2^{EPS_MAX_LOG2} meets delta = "
-            f"{delta[~(f[:, -1] <= delta)].tolist()} (the release is not (ε, δ)-DP for any such ε)"
+            f"{delta[~meets].tolist()} (the release is not (ε, δ)-DP for any such ε)"
         )
     lo, hi, f_lo, f_hi = cell(np.broadcast_to(grid[1:-1], (n, grid.size - 2)), f[:, 1:-1],
                               np.zeros(n), np.full(n, grid[-1]), f[:, 0], f[:, -1])

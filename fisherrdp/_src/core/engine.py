@@ -35,6 +35,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 __all__ = [
@@ -343,8 +344,7 @@ def stored_export(
     fisherrdp source the program may run (:func:`source_hash` of ``modules``, the fisherrdp
     modules whose code it calls; ``None``: all of it), the JAX, NumPy and SciPy versions and
     the JAX settings that change a traced program (x64, default matmul precision, dtype
-    promotion). Without a
-    persistent cache it exports afresh, stores nothing. Raises what :func:`jax.export.export`
+    promotion). Without a persistent cache it exports afresh, stores nothing. Raises what :func:`jax.export.export`
     raises (nothing is stored then).
     """
     import hashlib
@@ -358,15 +358,14 @@ def stored_export(
     cache = jax.config.jax_compilation_cache_dir
     if not cache:
         return trace()
-    import scipy
-
     # NumPy's and SciPy's versions too: constants a program computes with them while it is
     # traced (quadrature nodes, series coefficients) can differ in their last bits between
     # versions, and environments of one JAX version share the cache (.ci/oldest after the
     # default run: a program traced with the other NumPy broke a bit-for-bit test).
     key = repr((identity, [(a.shape, np.dtype(a.dtype).str) for a in args], jax.__version__,
-                np.__version__, scipy.__version__, bool(jax.config.jax_enable_x64), jax.config.jax_default_matmul_precision,
-                jax.config.jax_numpy_dtype_promotion, source_hash(modules))
+                np.__version__, scipy.__version__, bool(jax.config.jax_enable_x64),
+                jax.config.jax_default_matmul_precision, jax.config.jax_numpy_dtype_promotion,
+                source_hash(modules))
                + (() if platforms is None else (tuple(platforms),)))
     # One folder per fisherrdp source a program may run (a few MB for every program of the test
     # suite): those of older versions are never read again, and can be deleted.
