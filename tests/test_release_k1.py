@@ -178,6 +178,19 @@ def test_renyi_where_the_tilted_integrand_has_a_far_left_mode():
 #: A far-left peak shaped as a corner (``make_release_k1_bimodal.py search``, 2026-12-06).
 CORNER = (32.0, 1.0, 10.0, 10.0, 12.0)
 
+with open(os.path.join(HERE, "fixtures", "release_k1_tilted.json")) as fh:
+    TILTED_ROWS = json.load(fh)
+
+
+def test_renyi_where_the_tilted_integrand_peaks_far_right():
+    """Large α(a − b): p_a^α p_b^{1−α} peaks near t^{1/4} = (αa − (α − 1)b)/2, far right of both
+    bulks (``tests/fixtures/make_release_k1_tilted.py``, mpmath). The search's range once ended
+    before the peak: 253.515 for 254.808 at the first row (and 24012 for 36145 at (145, 25, 1.3,
+    36.8, 5.2), a point too long for mpmath). Measured within 6.3e-14 relative."""
+    got = np.array([_renyi_at(tuple(r[k] for k in ("alpha", "d", "n_syn", "a", "b")))
+                    for r in TILTED_ROWS])
+    np.testing.assert_allclose(got, [r["value"] for r in TILTED_ROWS], rtol=6e-13)
+
 
 def test_small_d_and_n_syn_finite_and_monotone_in_n_syn():
     """d, n_syn ∈ [1, 3]: finite, positive and increasing in n_syn."""

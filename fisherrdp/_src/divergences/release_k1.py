@@ -46,10 +46,14 @@ laws, which differ only in their Poisson weights. Per node :math:`s`
 
 **One search, one copy of the density.** Each point runs one ``fori_loop`` over stages of
 ``GRID`` = 32 densities (:func:`_stages`), so that one compiled copy of the mixture serves every
-search and quadrature node: ``ZOOMS`` = 2 zooms of a grid over an analytic range (the laws'
+search and quadrature node: a first zoom of a grid over an analytic range (the laws'
 bulks; the left tail's slope :math:`\min(d, n)/2` and the tilt's gain there for
 :math:`a < b`, which reaches the second mode far in the left tail:
-``tests/fixtures/release_k1_bimodal.json``; no lower than ``S_FLOOR``) onto the cells within
+``tests/fixtures/release_k1_bimodal.json``; no lower than ``S_FLOOR``; on the right, where the
+tilt moves the peak for large :math:`\alpha(a - b)`: ``tests/fixtures/release_k1_tilted.json``)
+from bounds on the log-densities without sums (the term at each law's reference index below,
+plus the log of the window's length and ``BOUND_SLACK`` above: no loop runs where the windows
+are longest), then ``ZOOMS`` = 2 zooms onto the cells within
 :math:`e^{-45}` of the tilted log-integrand's maximum (:math:`\beta\log p_a + (1-\beta)\log p_b`,
 β = α, or 1 for the hockey stick); the parabola at the grid's maximum, then a fine grid of
 ±``FINE_HALF_WIDTH`` σ and its parabola (peak and scale σ; where the two flanks' distances
@@ -91,7 +95,7 @@ crossing off by Δ leaves a boundary term of order Δ.)
 ``n_syn = inf`` entries give :func:`~fisherrdp.divergences.renyi_ncx2` /
 :func:`~fisherrdp.divergences.hockey_stick_ncx2` (double ``where``; called directly when every
 entry is ``inf``, not compiled when none is). Rows whose Poisson window exceeds ``MAX_STEPS``
-= 65536 at a quadrature node come out NaN (the searches use the partial sums; 1420 steps at
+= 2^21 at a quadrature node come out NaN (the searches use the partial sums; 1420 steps at
 (d, n_syn, a, b) = (1000, 1e7, 100, 99), the corner of the documented domain, at α = 2).
 
 **Accuracy** (float64), against mpmath references at 40 digits (``tests/fixtures/release_k1.json``,
@@ -108,8 +112,8 @@ log-density against mpmath term by term (``tests/fixtures/make_release_k1_densit
 −100 to the right tail, d = n_syn = 1 and 2, n_syn = 1 with d = 100, n_syn = 1000, a = 20,
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 
-**Cost.** Per point 4 stages of 32 densities and 96 nodes (Rényi) or 10 stages and 96 nodes
-(hockey stick), each node a recurrence over its window (16–53 terms at (a, b) = (2, 1.5), about
+**Cost.** Per point 5 search stages of 32 densities (the first without sums) and 96 nodes
+(Rényi), or 8 search stages and 96 nodes (hockey stick), each node a recurrence over its window (16–53 terms at (a, b) = (2, 1.5), about
 15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
@@ -157,8 +161,9 @@ WINDOW_SD = 16.0
 WINDOW_MARGIN = 4.0
 #: Most recurrence steps per chain (a guard: rows whose window at a quadrature node is longer
 #: come out NaN; the window grows with a and b: 1420 steps at (d, n_syn, a, b) =
-#: (1000, 1e7, 100, 99), 3753 at (5, 10, 200, 199), at α = 2).
-MAX_STEPS = 1 << 16
+#: (1000, 1e7, 100, 99), 3753 at (5, 10, 200, 199), at α = 2; more than 2^16 where the tilted
+#: integrand peaks far right, at (α, d, n_syn, a, b) = (91, 3.6, 3.8, 86, 24)).
+MAX_STEPS = 1 << 21
 #: The approximate posterior of the Poisson index: doublings of the grid's upper end, points
 #: of the grid, zooms onto the cells within the drop below its maximum (50 and a margin for the
 #: approximation).
@@ -321,7 +326,7 @@ def _log_term(P, Q, s, parts):
     return jnp.where(debye, stirling_form, k_form), q
 
 
-def _mixture(s, d, n, a, b, scores, with_y=True):
+def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     """log p_a(s), log p_b(s) of S = log T, y = L/δ (L = log p_a/p_b, δ = a − b, from the
     posterior mean of π_a/π_b under law b: the ψ form's), and with ``scores`` each law's
     posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's). ``with_y``
@@ -334,20 +339,24 @@ def _mixture(s, d, n, a, b, scores, with_y=True):
     s, d, n, a, b = jnp.broadcast_arrays(s, d, n, a, b)
     lo_a, hi_a, mode_a = _posterior_window(s, d, n, a * a)
     lo_b, hi_b, mode_b = _posterior_window(s, d, n, b * b)
-    jl = jnp.maximum(0.0, jnp.floor(jnp.minimum(lo_a, lo_b) - WINDOW_MARGIN))
-    jh = jnp.ceil(jnp.maximum(hi_a, hi_b) + WINDOW_MARGIN)
+    # The hull of both laws' windows (a law with μ = 0 is its j = 0 term alone: none).
+    jl = jnp.floor(jnp.minimum(jnp.where(a > 0, lo_a, jnp.inf), jnp.where(b > 0, lo_b, jnp.inf)))
+    jh = jnp.ceil(jnp.maximum(hi_a, hi_b))
+    jl = jnp.maximum(0.0, jnp.where(jl <= jh, jl, 0.0) - WINDOW_MARGIN)
+    jh = jh + WINDOW_MARGIN
     Q = 0.5 * n
     crossing = jnp.ceil(Q - 0.5 * d)
     ju0 = jnp.maximum(crossing, jl)
     jd0 = jnp.minimum(crossing - 1.0, jh)
     needed = jnp.maximum(jh - ju0, jd0 - jl) + 1.0
     covered = needed <= MAX_STEPS
-    n_steps = jnp.max(jnp.clip(needed, 0.0, MAX_STEPS)).astype(jnp.int32)
+    n_steps = jnp.where(summed, jnp.max(jnp.clip(needed, 0.0, MAX_STEPS)), 0).astype(jnp.int32)
     # Each law's reference index, the integer nearest its posterior mode: the chains'
     # increments carry rounding that drifts with the distance from their anchor (~1e-15 a
     # step); each law's sums are re-anchored there, where term and weight are computed directly.
-    ref_a = jnp.clip(jnp.round(mode_a), jl, jh)
-    ref_b = jnp.clip(jnp.round(mode_b), jl, jh)
+    # (A law with μ = 0 is its j = 0 term alone, at its reference: off the window.)
+    ref_a = jnp.where(a > 0, jnp.clip(jnp.round(mode_a), jl, jh), 0.0)
+    ref_b = jnp.where(b > 0, jnp.clip(jnp.round(mode_b), jl, jh), 0.0)
     up = jnp.array([1.0, -1.0], s.dtype).reshape((2,) + (1,) * s.ndim)
     j_all = jnp.stack([ju0, jd0, ref_a, ref_b])
     j_all = jnp.where(j_all >= 0.0, j_all, 0.0)
@@ -476,7 +485,12 @@ def _mixture(s, d, n, a, b, scores, with_y=True):
         small, 1.0 - 0.5 * yv, jnp.log1p(yv) / jnp.where(small, 1.0, yv))
     # Windows longer than MAX_STEPS: partial sums (lower bounds, enough for the searches far
     # in a tail); the flag makes a quadrature node there NaN.
-    values = (log_pa, log_pb, y, jnp.where(covered, 0.0, jnp.nan).astype(s.dtype))
+    flag = jnp.where(covered, 0.0, jnp.nan).astype(s.dtype)
+    # Not summed: the terms at the references, lower bounds of log p_a and log p_b, and the
+    # log of the window's length.
+    log_width = jnp.log(jh - jl + 1.0)
+    values = (jnp.where(summed, log_pa, exact_a), jnp.where(summed, log_pb, exact_b),
+              jnp.where(summed, y, log_width), flag)
     if not scores:
         return values, None
     total_a = jnp.sum(sa * scale_a, axis=0)
@@ -530,15 +544,28 @@ def _initial_range(beta, d, n, a, b):
     tilt = (beta - 1.0) * jnp.maximum(0.5 * (b * b - a * a), 0.0)
     lo = jnp.maximum(jnp.minimum(ma, mb) - 12.0 * jnp.maximum(sa, sb) - (DROP + tilt) / slope,
                      S_FLOOR)
-    # The right tails fall double-exponentially in s: a few units beyond the bulks suffice
-    # (a wider range puts search nodes where the Poisson windows are long).
-    hi = jnp.maximum(ma, mb) + jnp.minimum(12.0 * jnp.maximum(sa, sb), 8.0) + 8.0 + jnp.log1p(beta)
-    return lo, hi
+    # The right tails fall double-exponentially in s: a few units beyond the bulks, unless the
+    # tilt moves the peak right. There log p_θ ≈ θ√y − y/2, y = t/n, while t ≪ n² (X ≈ n), and
+    # ≈ θ t^{1/4} − √t beyond (the K tail); the tilted integrand, with c = βa − (β − 1)b for
+    # θ, peaks near √y = c or t^{1/4} = c/2 and has fallen by DROP + 10 below it by
+    # √y = 2c + √(2(DROP + 10)), t^{1/4} = c + √(DROP + 10) (twice the peak: the lower orders
+    # move it): the larger end of the two. (Without it the integrand was cut at its peak:
+    # 36145 came out 24012 at (α, d, n, a, b) = (145, 25, 1.3, 36.8, 5.2).)
+    gain = jnp.maximum(beta * a - (beta - 1.0) * b, 0.0)
+    near = jnp.log(n) + 2.0 * jnp.log(2.0 * gain + math.sqrt(2.0 * (DROP + 10.0)))
+    far = 4.0 * jnp.log(gain + math.sqrt(DROP + 10.0))
+    bulks = jnp.maximum(ma, mb) + jnp.minimum(12.0 * jnp.maximum(sa, sb), 8.0) + 8.0 + jnp.log1p(beta)
+    return lo, jnp.maximum(bulks, jnp.maximum(near, far))
 
 
 #: Stage kinds of the search (:func:`_stages`), each evaluating the mixture at ``GRID`` points,
 #: so that one compiled copy of it serves every search and quadrature node of a point.
-_ZOOM, _PEAK, _FINE, _CROSS, _NODES = range(5)
+_BOUND, _ZOOM, _PEAK, _FINE, _CROSS, _NODES = range(6)
+#: The first zoom's bounds on log p (no sums: the term at each law's reference below it,
+#: + log of the window's length + ``BOUND_SLACK`` above it; measured: log p − the lower bound
+#: − log of the length ≤ 1.4 within 3000 of the tilted integrand's maximum on the first grid,
+#: 2048 random points over the domain, α up to 256).
+BOUND_SLACK = 8.0
 #: Half-width, in units of the grid's σ, of the fine grid about the peak.
 FINE_HALF_WIDTH = 3.0
 #: Hockey stick: stages of the crossing search (each shrinks the bracket by GRID − 1).
@@ -586,14 +613,16 @@ def _nodes(state, hockey):
 
 def _stages(x, d, n, a, b, *, hockey, with_nodes):
     """The search and (``with_nodes``) the quadrature's log-densities at one point, x = α
-    (Rényi) or ε (hockey stick), in one ``fori_loop`` over stages of ``GRID`` points each:
-    ``ZOOMS`` zooms onto the cells where the tilted log-integrand β log p_a + (1 − β) log p_b
+    (Rényi) or ε (hockey stick), in one ``fori_loop`` over stages of ``GRID`` points each: a
+    zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` zooms onto the cells
+    where the tilted log-integrand β log p_a + (1 − β) log p_b
     (β = α; 1 for the hockey stick) is within ``DROP`` of its maximum, the parabola at the
     grid's maximum, a fine grid of ±``FINE_HALF_WIDTH`` σ about it and its parabola (peak and
     scale σ), for the hockey stick ``CROSSING_STAGES`` grids over the bracket of the crossing
     L(s) = ε (L is monotone), then the nodes in batches of ``GRID``."""
     beta = 1.0 if hockey else x
-    kinds = [_ZOOM] * ZOOMS + [_PEAK, _FINE] + [_CROSS] * (CROSSING_STAGES if hockey else 0)
+    kinds = ([_BOUND] + [_ZOOM] * ZOOMS + [_PEAK, _FINE]
+             + [_CROSS] * (CROSSING_STAGES if hockey else 0))
     first_node_stage = len(kinds)
     if with_nodes:
         kinds += [_NODES] * (NODES // GRID)
@@ -618,14 +647,21 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
              jnp.linspace(state["x"], state["y"], GRID)],
             node_s)
         # L/δ (the ψ form's) only at the Rényi divergence's nodes: an expm1 a step, ~8% of it.
-        (la, lb, ell, flag), _ = _mixture(s, d, n, a, b, False, (kind == _NODES) & (not hockey))
+        bound = kind == _BOUND
+        (la, lb, ell, flag), _ = _mixture(s, d, n, a, b, False, (kind == _NODES) & (not hockey),
+                                          ~bound)
         new = dict(state)
-        # Zoom: the cells within DROP of the maximum, and one more each side.
+        # Zoom: the cells within DROP of the maximum, and one more each side; the first, from
+        # bounds on log p_a and log p_b (the tilt's weight 1 − β ≤ 0): every cell whose upper
+        # bound is within DROP of the largest lower bound.
         v = beta * la + (1.0 - beta) * lb
-        keep = v >= jnp.max(v) - DROP
+        slack = jnp.where(bound, ell + BOUND_SLACK, 0.0)
+        v_upper = v + beta * jnp.where(a > 0, slack, 0.0)
+        v_lower = v - (beta - 1.0) * jnp.where(b > 0, slack, 0.0)
+        keep = v_upper >= jnp.max(v_lower) - DROP
         first = jnp.maximum(jnp.min(jnp.where(keep, idx, GRID)) - 1, 0)
         last = jnp.minimum(jnp.max(jnp.where(keep, idx, -1)) + 1, GRID - 1)
-        zoom = kind == _ZOOM
+        zoom = (kind == _ZOOM) | bound
         new["lo"] = jnp.where(zoom, s[first], state["lo"])
         new["hi"] = jnp.where(zoom, s[last], state["hi"])
         if hockey:  # the crossing's first bracket: the window of p_a's mass
