@@ -109,13 +109,13 @@ non-integer, a, b ∈ [0, 20], a ≈ b, a or b = 0); the two rows with n_syn = 1
 mode far in the left tail) within 1.2e-12, and its corner-shaped far peak at
 (32, 1, 10, 10, 12) within 5.6e-11; the 3 references of
 ``tests/fixtures/make_release_k1_tilted.py`` (the tilted integrand's peak far right, α = 64 to
-256) within 6.3e-14; the 9 hockey-stick rows within 5.4e-15 absolute. The
+256) within 6.3e-14; the 9 hockey-stick rows within 5.5e-15 absolute. The
 log-density against mpmath term by term (``tests/fixtures/make_release_k1_density.py``: s from
 −100 to the right tail, d = n_syn = 1 and 2, n_syn = 1 with d = 100, n_syn = 1000, a = 20,
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 
 **Cost.** Per point 5 search stages of 32 densities (the first without sums) and 96 nodes
-(Rényi), or 8 search stages and 96 nodes (hockey stick), each node a recurrence over its window (16–53 terms at (a, b) = (2, 1.5), about
+(Rényi), or 7 search stages and 96 nodes (hockey stick), each node a recurrence over its window (16–53 terms at (a, b) = (2, 1.5), about
 15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
@@ -178,6 +178,10 @@ INDEX_DROP = 60.0
 #: the trapezoid rule's nodes in the sinh variable (Rényi).
 GRID = 32
 ZOOMS = 2
+#: The hockey stick's zooms after the bound stage: one (β = 1, so the bound's slack is not
+#: multiplied by α as in the Rényi divergence's tilt; the same values to 1e-16 on the mpmath rows,
+#: ~10% of its time).
+HOCKEY_ZOOMS = 1
 DROP = 45.0
 NODES = 96
 #: The fine grid's test for a corner-like peak, and σ there at most TILTED_SIGMA_MAX.
@@ -616,14 +620,14 @@ def _nodes(state, hockey):
 def _stages(x, d, n, a, b, *, hockey, with_nodes):
     """The search and (``with_nodes``) the quadrature's log-densities at one point, x = α
     (Rényi) or ε (hockey stick), in one ``fori_loop`` over stages of ``GRID`` points each: a
-    zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` zooms onto the cells
-    where the tilted log-integrand β log p_a + (1 − β) log p_b
+    zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` (hockey stick:
+    ``HOCKEY_ZOOMS``) zooms onto the cells where the tilted log-integrand β log p_a + (1 − β) log p_b
     (β = α; 1 for the hockey stick) is within ``DROP`` of its maximum, the parabola at the
     grid's maximum, a fine grid of ±``FINE_HALF_WIDTH`` σ about it and its parabola (peak and
     scale σ), for the hockey stick ``CROSSING_STAGES`` grids over the bracket of the crossing
     L(s) = ε (L is monotone), then the nodes in batches of ``GRID``."""
     beta = 1.0 if hockey else x
-    kinds = ([_BOUND] + [_ZOOM] * ZOOMS + [_PEAK, _FINE]
+    kinds = ([_BOUND] + [_ZOOM] * (HOCKEY_ZOOMS if hockey else ZOOMS) + [_PEAK, _FINE]
              + [_CROSS] * (CROSSING_STAGES if hockey else 0))
     first_node_stage = len(kinds)
     if with_nodes:
@@ -900,7 +904,8 @@ def renyi_release_k1(
     ``n_syn`` is ``inf``). Increasing in ``n_syn``. Computed from the Poisson mixture of
     Bessel-K densities (``docs/math/release.md#the-mixture-method``), by the trapezoid rule in
     log t, to 1e-8 relative or better (measured against mpmath: see
-    :mod:`fisherrdp._src.divergences.release_k1`). Elementwise with broadcasting; works under
+    :mod:`fisherrdp._src.divergences.release_k1`; a known exception: where a < b are both large and
+    the integrand has two peaks, up to 7e-8, ``docs/math/release.md#accuracy``). Elementwise with broadcasting; works under
     ``jit`` and ``vmap``. Differentiable in all five arguments, in forward and reverse mode
     (``jax.jacfwd``, ``jax.grad``; the nodes are held fixed, the log-densities carry a
     ``custom_jvp`` from posterior means of the Poisson index), equal to central differences
