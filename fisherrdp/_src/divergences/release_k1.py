@@ -115,8 +115,8 @@ log-density against mpmath term by term (``tests/fixtures/make_release_k1_densit
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 
 **Cost.** Per point 5 search stages of 32 densities (the first without sums) and 96 nodes
-(Rényi), or 7 search stages and 96 nodes (hockey stick), each node a recurrence over its window (16–53 terms at (a, b) = (2, 1.5), about
-15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
+(Rényi), or 7 search stages and 96 nodes (hockey stick), each node a recurrence over its
+window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
 functions, side by side.
@@ -337,7 +337,10 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     posterior mean of π_a/π_b under law b: the ψ form's), and with ``scores`` each law's
     posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's). ``with_y``
     (a scalar, unbatched under ``vmap``: a real conditional) false: y is not summed (its value
-    is then meaningless; the searches skip it).
+    is then meaningless; the searches skip it). ``summed`` (a scalar, may be traced) false: no
+    chain runs, and the values are each law's term at its reference index (a lower bound of
+    log p_a, log p_b) and, in y's place, the log of the window's length (the first search
+    stage's bounds, :func:`_stages`).
 
     Two chains of one recurrence each, run together by one ``while_loop``: U up from the
     first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both).
@@ -560,7 +563,8 @@ def _initial_range(beta, d, n, a, b):
     gain = jnp.maximum(beta * a - (beta - 1.0) * b, 0.0)
     near = jnp.log(n) + 2.0 * jnp.log(2.0 * gain + math.sqrt(2.0 * (DROP + 10.0)))
     far = 4.0 * jnp.log(gain + math.sqrt(DROP + 10.0))
-    bulks = jnp.maximum(ma, mb) + jnp.minimum(12.0 * jnp.maximum(sa, sb), 8.0) + 8.0 + jnp.log1p(beta)
+    bulks = (jnp.maximum(ma, mb) + jnp.minimum(12.0 * jnp.maximum(sa, sb), 8.0) + 8.0
+             + jnp.log1p(beta))
     return lo, jnp.maximum(bulks, jnp.maximum(near, far))
 
 
@@ -621,8 +625,8 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
     """The search and (``with_nodes``) the quadrature's log-densities at one point, x = α
     (Rényi) or ε (hockey stick), in one ``fori_loop`` over stages of ``GRID`` points each: a
     zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` (hockey stick:
-    ``HOCKEY_ZOOMS``) zooms onto the cells where the tilted log-integrand β log p_a + (1 − β) log p_b
-    (β = α; 1 for the hockey stick) is within ``DROP`` of its maximum, the parabola at the
+    ``HOCKEY_ZOOMS``) zooms onto the cells where the tilted log-integrand
+    β log p_a + (1 − β) log p_b (β = α; 1 for the hockey stick) is within ``DROP`` of its maximum, the parabola at the
     grid's maximum, a fine grid of ±``FINE_HALF_WIDTH`` σ about it and its parabola (peak and
     scale σ), for the hockey stick ``CROSSING_STAGES`` grids over the bracket of the crossing
     L(s) = ε (L is monotone), then the nodes in batches of ``GRID``."""
@@ -904,9 +908,9 @@ def renyi_release_k1(
     ``n_syn`` is ``inf``). Increasing in ``n_syn``. Computed from the Poisson mixture of
     Bessel-K densities (``docs/math/release.md#the-mixture-method``), by the trapezoid rule in
     log t, to 1e-8 relative or better (measured against mpmath: see
-    :mod:`fisherrdp._src.divergences.release_k1`; a known exception: where a < b are both large and
-    the integrand has two peaks, up to 7e-8, ``docs/math/release.md#accuracy``). Elementwise with broadcasting; works under
-    ``jit`` and ``vmap``. Differentiable in all five arguments, in forward and reverse mode
+    :mod:`fisherrdp._src.divergences.release_k1`; a known exception: where a < b are both
+    large and the integrand has two peaks, up to 7e-8, ``docs/math/release.md#accuracy``).
+    Elementwise with broadcasting; works under ``jit`` and ``vmap``. Differentiable in all five arguments, in forward and reverse mode
     (``jax.jacfwd``, ``jax.grad``; the nodes are held fixed, the log-densities carry a
     ``custom_jvp`` from posterior means of the Poisson index), equal to central differences
     (table: ``docs/derivatives.md``).
