@@ -58,9 +58,10 @@ are longest), then ``ZOOMS`` = 2 zooms onto the cells within
 β = α, or 1 for the hockey stick); the parabola at the grid's maximum, then a fine grid of
 ±``FINE_HALF_WIDTH`` σ and its parabola (peak and scale σ; where the two flanks' distances
 to a drop of 2 differ more than ``FLANK_RATIO``-fold, a corner, σ ≤ ``TILTED_SIGMA_MAX``);
-for the hockey stick ``CROSSING_STAGES`` = 3 grids over the bracket of the crossing
-:math:`L(s) = \varepsilon`, first the zoomed range (:math:`L` is monotone: the family is TP2;
-each grid shrinks it 31-fold, then inverse cubic interpolation); then the nodes, 32 at a time.
+for the hockey stick three grids over the bracket of the crossing
+:math:`L(s) = \varepsilon`: the peak's grid over the zoomed range, then ``CROSSING_STAGES`` = 2
+more (:math:`L` is monotone: the family is TP2; each grid shrinks it 31-fold, then inverse cubic
+interpolation); then the nodes, 32 at a time.
 
 **Rényi divergence.** The trapezoid rule with ``NODES`` = 96 nodes in :math:`u`,
 :math:`s = \text{peak} + \sigma\sinh u` (exponentially accurate for the analytic integrand,
@@ -115,7 +116,7 @@ log-density against mpmath term by term (``tests/fixtures/make_release_k1_densit
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 
 **Cost.** Per point 5 search stages of 32 densities (the first without sums) and 96 nodes
-(Rényi), or 7 search stages and 96 nodes (hockey stick), each node a recurrence over its
+(Rényi), or 6 search stages and 96 nodes (hockey stick), each node a recurrence over its
 window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
@@ -241,26 +242,31 @@ def _posterior_window(s, d, n, lam):
     # F → −∞ as j → ∞ (like −log j). With ψ(y) > log(y − 1/2) and asinh(u/x) ≤ log(1 + 2|u|/x),
     # F(j) < log(λ/4) + log(x + 2j + d) − 2 log j, negative from the root of
     # j² = λ(x + 2j + d)/4 on, which is below λ/2 + √(λ(x + d)/4): every mode lies below top.
+    # (Both loops rolled: the score's and the weight's digamma and log Γ are most of the
+    # program's size where they are unrolled.)
     top = 0.5 * lam_safe + jnp.sqrt(0.25 * lam_safe * (x + d)) + 10.0
-    for _ in range(TOP_DOUBLINGS):
-        top = jnp.where(score(top) < 0.0, top, 2.0 * top)
-    lo = jnp.zeros_like(top)
+    top = jax.lax.fori_loop(0, TOP_DOUBLINGS,
+                            lambda _, top: jnp.where(score(top) < 0.0, top, 2.0 * top), top)
     # Past the last mode, its tail: beyond top, F < G with G' ≈ −2/top, so log A falls by 60
     # within ~8 √top (the posterior can be far wider than the prior: curvature −2/j at j ≫ μ).
     hi = top + WINDOW_SD * (jnp.sqrt(top) + 1.0)
     shape = (INDEX_GRID,) + (1,) * jnp.ndim(s)
     fraction = jnp.linspace(0.0, 1.0, INDEX_GRID).astype(s.dtype).reshape(shape)
     idx = jnp.arange(INDEX_GRID).reshape(shape)
-    for _ in range(INDEX_ZOOMS):
+
+    def zoom(_, window):
+        lo, hi, _ = window
         grid = lo + (hi - lo) * fraction
         log_w = log_weight(grid)
         keep = log_w >= jnp.max(log_w, axis=0) - INDEX_DROP
         first = jnp.maximum(jnp.min(jnp.where(keep, idx, INDEX_GRID), axis=0) - 1, 0)
         last = jnp.minimum(jnp.max(jnp.where(keep, idx, -1), axis=0) + 1, INDEX_GRID - 1)
         mode = jnp.take_along_axis(grid, jnp.argmax(log_w, axis=0)[None], axis=0)[0]
-        lo = jnp.take_along_axis(grid, first[None], axis=0)[0]
-        hi = jnp.take_along_axis(grid, last[None], axis=0)[0]
-    zero = jnp.zeros_like(mode)
+        return (jnp.take_along_axis(grid, first[None], axis=0)[0],
+                jnp.take_along_axis(grid, last[None], axis=0)[0], mode)
+
+    zero = jnp.zeros_like(top)
+    lo, hi, mode = jax.lax.fori_loop(0, INDEX_ZOOMS, zoom, (zero, hi, zero))
     return (jnp.where(positive, lo, zero), jnp.where(positive, hi, zero),
             jnp.where(positive, mode, zero))
 
@@ -334,8 +340,10 @@ def _log_term(P, Q, s, parts):
 
 def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     """log p_a(s), log p_b(s) of S = log T, y = L/δ (L = log p_a/p_b, δ = a − b, from the
-    posterior mean of π_a/π_b under law b: the ψ form's), and with ``scores`` each law's
-    posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's). ``with_y``
+    posterior mean of π_a/π_b under law b: the ψ form's), and unless ``scores`` is False each
+    law's posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's), computed
+    where ``scores`` (a scalar, unbatched under ``vmap``: a real conditional) is true and 0
+    where not. ``with_y``
     (a scalar, unbatched under ``vmap``: a real conditional) false: y is not summed (its value
     is then meaningless; the searches skip it). ``summed`` (a scalar, may be traced) false: no
     chain runs, and the values are each law's term at its reference index (a lower bound of
@@ -346,8 +354,9 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both).
     """
     s, d, n, a, b = jnp.broadcast_arrays(s, d, n, a, b)
-    lo_a, hi_a, mode_a = _posterior_window(s, d, n, a * a)
-    lo_b, hi_b, mode_b = _posterior_window(s, d, n, b * b)
+    # Both laws' windows in one call (the two laws stacked on a leading axis).
+    (lo_a, lo_b), (hi_a, hi_b), (mode_a, mode_b) = _posterior_window(
+        s[None], d[None], n[None], jnp.stack([a * a, b * b]))
     # The hull of both laws' windows (a law with μ = 0 is its j = 0 term alone: none).
     jl = jnp.floor(jnp.minimum(jnp.where(a > 0, lo_a, jnp.inf), jnp.where(b > 0, lo_b, jnp.inf)))
     jh = jnp.ceil(jnp.maximum(hi_a, hi_b))
@@ -374,10 +383,18 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     s_all = jnp.broadcast_to(s, P_all.shape)
     x_all = jnp.exp(0.5 * s_all)
     nu_all = jnp.abs(P_all - Q_all)
-    if scores:
-        # ∂_ν log K_ν at the anchors, and at ν + 1 from ∂_ν log q: the recurrence's start.
-        parts, dparts = jax.jvp(lambda v: bessel_k_parts(v, x_all), (nu_all,),
-                                (jnp.ones_like(nu_all),))
+    has_scores = scores is not False
+    if has_scores:
+        # ∂_ν log K_ν at the anchors (where scores), and at ν + 1 from ∂_ν log q: the
+        # recurrence's start.
+        def derivative(nu):
+            return jax.jvp(lambda v: bessel_k_parts(v, x_all), (nu,), (jnp.ones_like(nu),))
+
+        def no_derivative(nu):
+            parts = bessel_k_parts(nu, x_all)
+            return parts, jax.tree.map(jnp.zeros_like, parts)
+
+        parts, dparts = jax.lax.cond(scores, derivative, no_derivative, nu_all)
     else:
         parts = bessel_k_parts(nu_all, x_all)
     term_all, q_all = _log_term(P_all, Q_all, s_all, parts)
@@ -398,7 +415,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     zero = jnp.zeros(la0.shape, s.dtype)
     smallest = float(jnp.finfo(s.dtype).tiny)
     sign = jnp.broadcast_to(up, la0.shape)  # sgn(P − Q): + on chain U, − on chain D
-    if scores:
+    if has_scores:
         dlog_k = dparts.log_k
         dlog_k_next = dlog_k + (1.0 + dparts.excess) / (2.0 * q_all)
         features0 = (dlog_k[:2], dlog_k_next[:2], digamma(P_all[:2]))
@@ -440,10 +457,6 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
 
         sy = jax.lax.cond(with_y, y_terms, lambda sy: sy, sy)
         P = 0.5 * d + j
-        if scores:
-            dk, dk_next, psi_p = extra
-            f = jnp.where(valid, jnp.stack([j, sign * dk, psi_p]), 0.0)
-            fa, fb = accumulate(fa, f, ea, new_a), accumulate(fb, f, eb, new_b)
         # One log per step for both laws: the ratio of neighbouring terms times that of
         # neighbouring Poisson weights (U: j → j + 1; D: j → j − 1; double where: chain D runs
         # on past j = −1, where P (j + 1) = 0).
@@ -453,13 +466,20 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
         lb = lb + inc + up * log_mu_b
         nu = nu + 1.0
         q = nu + t / (4.0 * q)  # q_ν = ν + t/(4 q_{ν−1}): K is the dominant solution upward
-        if scores:
-            # ∂_ν log K along ν: D_{ν+1} = ((q_ν − ν) D_{ν−1} + 1 + ν D_ν)/q_ν (from
-            # K_{ν+1} = K_{ν−1} + (2ν/x) K_ν differentiated in ν); ψ(P ± 1) = ψ(P) ± 1/P.
-            dk, dk_next = dk_next, ((q - nu) * dk + 1.0 + nu * dk_next) / q
-            denominator = jnp.where(up > 0, P, P - 1.0)  # 0 only past j = 0 on chain D
-            psi_p = psi_p + up / jnp.where(denominator != 0.0, denominator, 1.0)
-            extra = (dk, dk_next, psi_p)
+        if has_scores:
+
+            def features(carry):
+                fa, fb, (dk, dk_next, psi_p) = carry
+                f = jnp.where(valid, jnp.stack([j, sign * dk, psi_p]), 0.0)
+                fa, fb = accumulate(fa, f, ea, new_a), accumulate(fb, f, eb, new_b)
+                # ∂_ν log K along ν: D_{ν+1} = ((q_ν − ν) D_{ν−1} + 1 + ν D_ν)/q_ν (from
+                # K_{ν+1} = K_{ν−1} + (2ν/x) K_ν differentiated in ν); ψ(P ± 1) = ψ(P) ± 1/P.
+                dk, dk_next = dk_next, ((q - nu) * dk + 1.0 + nu * dk_next) / q
+                denominator = jnp.where(up > 0, P, P - 1.0)  # 0 only past j = 0 on chain D
+                psi_p = psi_p + up / jnp.where(denominator != 0.0, denominator, 1.0)
+                return fa, fb, (dk, dk_next, psi_p)
+
+            fa, fb, extra = jax.lax.cond(scores, features, lambda carry: carry, (fa, fb, extra))
         return (i + 1, j + up, nu, q, la, lb, ma, mb, sa, sb, sy, rec_a, rec_b, fa, fb, extra)
 
     neg = jnp.full(la0.shape, -jnp.inf, s.dtype)
@@ -500,7 +520,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     log_width = jnp.log(jh - jl + 1.0)
     values = (jnp.where(summed, log_pa, exact_a), jnp.where(summed, log_pb, exact_b),
               jnp.where(summed, y, log_width), flag)
-    if not scores:
+    if not has_scores:
         return values, None
     total_a = jnp.sum(sa * scale_a, axis=0)
 
@@ -512,13 +532,14 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
                     posterior_means(fb, scale_b, total_b, pos_b, features_ref[:, 1]))
 
 
-def _node_tangents(s, d, n, a, b, td, tn, ta, tb):
-    """(log p_a, log p_b, L/δ, flag) at nodes s and their tangents for the argument tangents
-    (td, tn, ta, tb), from posterior means (no derivative through a search or the recurrence):
-    ∂_θ log p = 2E[j]/θ − θ, ∂_d log p = ½ E[s/2 − log 2 + sgn(P − Q) ∂_ν log K_ν − ψ(P)],
+def _node_tangents(s, n, a, b, y, means, td, tn, ta, tb):
+    """The tangents of log p_a, log p_b and y = L/δ at nodes s for the argument tangents
+    (td, tn, ta, tb), from each law's posterior means at them (:func:`_mixture`'s; no
+    derivative through a search or the recurrence): ∂_θ log p = 2E[j]/θ − θ,
+    ∂_d log p = ½ E[s/2 − log 2 + sgn(P − Q) ∂_ν log K_ν − ψ(P)],
     ∂_n log p = ½ E[s/2 − log 2 − sgn(P − Q) ∂_ν log K_ν − ψ(n/2)]; the tangent of L/δ is
     (dL − (L/δ) dδ)/δ."""
-    (log_pa, log_pb, y, flag), (means_a, means_b) = _mixture(s, d, n, a, b, True)
+    means_a, means_b = means
     half = 0.5 * s - _LOG2
     psi_q = digamma(0.5 * n)
 
@@ -534,7 +555,7 @@ def _node_tangents(s, d, n, a, b, td, tn, ta, tb):
     delta = a - b
     ok = (a > 0) & (b > 0) & (delta != 0)
     dy = jnp.where(ok, (dpa - dpb - y * (ta - tb)) / jnp.where(ok, delta, 1.0), 0.0)
-    return (log_pa, log_pb, y, flag), (dpa, dpb, dy)
+    return dpa, dpb, dy
 
 
 def _bulk(d, n, lam):
@@ -547,8 +568,7 @@ def _bulk(d, n, lam):
 def _initial_range(beta, d, n, a, b):
     """A range in s holding the mass of p_a^β p_b^{1−β}: the laws' bulks, the left tail's slope
     min(d, n)/2 and the tilt's gain there for a < b."""
-    ma, sa = _bulk(d, n, a * a)
-    mb, sb = _bulk(d, n, b * b)
+    (ma, mb), (sa, sb) = _bulk(d, n, jnp.stack([a * a, b * b]))
     slope = 0.5 * jnp.minimum(d, n)
     tilt = (beta - 1.0) * jnp.maximum(0.5 * (b * b - a * a), 0.0)
     lo = jnp.maximum(jnp.minimum(ma, mb) - 12.0 * jnp.maximum(sa, sb) - (DROP + tilt) / slope,
@@ -578,8 +598,9 @@ _BOUND, _ZOOM, _PEAK, _FINE, _CROSS, _NODES = range(6)
 BOUND_SLACK = 8.0
 #: Half-width, in units of the grid's σ, of the fine grid about the peak.
 FINE_HALF_WIDTH = 3.0
-#: Hockey stick: stages of the crossing search (each shrinks the bracket by GRID − 1).
-CROSSING_STAGES = 3
+#: Hockey stick: stages of the crossing search after the peak stage's grid, which is its first
+#: (each shrinks the bracket by GRID − 1).
+CROSSING_STAGES = 2
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(HOCKEY_PANEL_NODES)
 
 
@@ -621,21 +642,22 @@ def _nodes(state, hockey):
     return centre + sigma * jnp.sinh(u), log_w, jnp.asarray(False)
 
 
-def _stages(x, d, n, a, b, *, hockey, with_nodes):
-    """The search and (``with_nodes``) the quadrature's log-densities at one point, x = α
+def _stages(x, d, n, a, b, *, hockey, scores):
+    """The search and the quadrature's log-densities (``scores``: and posterior means, for
+    :func:`_node_tangents`) at one point, x = α
     (Rényi) or ε (hockey stick), in one ``fori_loop`` over stages of ``GRID`` points each: a
     zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` (hockey stick:
     ``HOCKEY_ZOOMS``) zooms onto the cells where the tilted log-integrand
-    β log p_a + (1 − β) log p_b (β = α; 1 for the hockey stick) is within ``DROP`` of its maximum, the parabola at the
-    grid's maximum, a fine grid of ±``FINE_HALF_WIDTH`` σ about it and its parabola (peak and
-    scale σ), for the hockey stick ``CROSSING_STAGES`` grids over the bracket of the crossing
-    L(s) = ε (L is monotone), then the nodes in batches of ``GRID``."""
+    β log p_a + (1 − β) log p_b (β = α; 1 for the hockey stick) is within ``DROP`` of its
+    maximum, the parabola at the grid's maximum, a fine grid of ±``FINE_HALF_WIDTH`` σ about it
+    and its parabola (peak and scale σ), for the hockey stick ``CROSSING_STAGES`` more grids over
+    the bracket of the crossing L(s) = ε (L is monotone; the peak's grid is its first), then
+    the nodes in batches of ``GRID``."""
     beta = 1.0 if hockey else x
     kinds = ([_BOUND] + [_ZOOM] * (HOCKEY_ZOOMS if hockey else ZOOMS) + [_PEAK, _FINE]
              + [_CROSS] * (CROSSING_STAGES if hockey else 0))
     first_node_stage = len(kinds)
-    if with_nodes:
-        kinds += [_NODES] * (NODES // GRID)
+    kinds += [_NODES] * (NODES // GRID)
     kinds = jnp.asarray(kinds)
     lo, hi = _initial_range(beta, d, n, a, b)
     dtype = lo.dtype
@@ -643,6 +665,8 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
     state = {"lo": lo, "hi": hi, "centre": 0.5 * (lo + hi), "sigma": hi - lo, "x": lo,
              "y": hi, "crossing": hi, "rising": a > b, "la": buffer, "lb": buffer, "ell": buffer,
              "flag": jnp.zeros((), dtype)}
+    if scores:
+        state["means"] = jnp.zeros((2, 3, NODES), dtype)
     idx = jnp.arange(GRID)
     fine = jnp.linspace(-FINE_HALF_WIDTH, FINE_HALF_WIDTH, GRID).astype(dtype)
 
@@ -658,8 +682,9 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
             node_s)
         # L/δ (the ψ form's) only at the Rényi divergence's nodes: an expm1 a step, ~8% of it.
         bound = kind == _BOUND
-        (la, lb, ell, flag), _ = _mixture(s, d, n, a, b, False, (kind == _NODES) & (not hockey),
-                                          ~bound)
+        store = kind == _NODES
+        (la, lb, ell, flag), means = _mixture(s, d, n, a, b, store if scores else False,
+                                              store & (not hockey), ~bound)
         new = dict(state)
         # Zoom: the cells within DROP of the maximum, and one more each side; the first, from
         # bounds on log p_a and log p_b (the tilt's weight 1 − β ≤ 0): every cell whose upper
@@ -719,28 +744,24 @@ def _stages(x, d, n, a, b, *, hockey, with_nodes):
             cubic_ok = distinct & (cubic >= cell_lo) & (cubic <= cell_hi)
             crossing = jnp.where(inside & (slope > 0.0),
                                  jnp.where(cubic_ok, cubic, linear), cell_lo)
-            cross = kind == _CROSS
+            # (The peak stage's grid is the crossing's first: the zoomed range, its bracket.)
+            cross = (kind == _CROSS) | (kind == _PEAK)
             new["x"] = jnp.where(cross, cell_lo, new["x"])
             new["y"] = jnp.where(cross, cell_hi, new["y"])
             new["crossing"] = jnp.where(cross, crossing, state["crossing"])
-        if with_nodes:
-            store = kind == _NODES
-            for key, value in (("la", la), ("lb", lb), ("ell", ell)):
-                new[key] = jnp.where(store, jax.lax.dynamic_update_slice(state[key], value,
-                                                                         (batch,)), state[key])
-            new["flag"] = state["flag"] + jnp.where(store, jnp.sum(flag), 0.0)
+        for key, value in (("la", la), ("lb", lb), ("ell", ell)):
+            new[key] = jnp.where(store, jax.lax.dynamic_update_slice(state[key], value,
+                                                                     (batch,)), state[key])
+        new["flag"] = state["flag"] + jnp.where(store, jnp.sum(flag), 0.0)
+        if scores:
+            new["means"] = jnp.where(store, jax.lax.dynamic_update_slice(
+                state["means"], jnp.stack(means), (0, 0, batch)), state["means"])
         return new
 
     state = jax.lax.fori_loop(0, len(kinds), stage, state)
     s, weight, empty = _nodes(state, hockey)
-    return s, weight, empty, (state["la"], state["lb"], state["ell"], state["flag"])
-
-
-def _node_values_and_tangents(s, d, n, a, b, td, tn, ta, tb):
-    """:func:`_node_tangents` over the nodes, in batches of ``GRID``."""
-    (la, lb, ell, flag), tangents = jax.lax.map(
-        lambda c: _node_tangents(c, d, n, a, b, td, tn, ta, tb), s.reshape(-1, GRID))
-    return (la.ravel(), lb.ravel(), ell.ravel(), jnp.sum(flag)), tuple(t.ravel() for t in tangents)
+    logs = (state["la"], state["lb"], state["ell"], state["flag"])
+    return s, weight, empty, logs, (tuple(state["means"]) if scores else None)
 
 
 def _renyi_value(alpha, a, b, log_w, la, lb, y, flag):
@@ -776,15 +797,16 @@ def _point(hockey):
 
     @jax.custom_jvp
     def point(x, d, n, a, b):
-        _, weight, empty, logs = _stages(x, d, n, a, b, hockey=hockey, with_nodes=True)
+        _, weight, empty, logs, _ = _stages(x, d, n, a, b, hockey=hockey, scores=False)
         return value(x, a, b, weight, empty, *logs)
 
     @point.defjvp
     def point_jvp(primals, tangents):
         x, d, n, a, b = primals
         tx, td, tn, ta, tb = tangents
-        s, weight, empty, _ = _stages(x, d, n, a, b, hockey=hockey, with_nodes=False)
-        (la, lb, y, flag), (dla, dlb, dy) = _node_values_and_tangents(s, d, n, a, b, td, tn, ta, tb)
+        s, weight, empty, (la, lb, y, flag), means = _stages(x, d, n, a, b, hockey=hockey,
+                                                             scores=True)
+        dla, dlb, dy = _node_tangents(s, n, a, b, y, means, td, tn, ta, tb)
         return jax.jvp(lambda x, a, b, la, lb, y: value(x, a, b, weight, empty, la, lb, y, flag),
                        (x, a, b, la, lb, y), (tx, ta, tb, dla, dlb, dy))
 
