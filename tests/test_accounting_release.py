@@ -43,6 +43,7 @@ from fisherrdp.accounting import (
     rdp_to_dp,
 )
 from fisherrdp.divergences import renyi_ncwishart, renyi_ncwishart_gram, renyi_ncx2
+from fisherrdp.stats import ncwishart
 
 HERE = os.path.dirname(__file__)
 with open(os.path.join(HERE, "fixtures", "accounting_k1.json")) as fh:
@@ -478,12 +479,61 @@ def test_k2_bracket_from_the_search_for_the_worst_pair(monkeypatch):
     monkeypatch.setattr(synthetic, "search_worst_pair", None)
     again = mech.worst_pair_search(alphas)
     np.testing.assert_array_equal(again.values, found.values)
-    with pytest.raises(ValueError, match="k = 2"):
+    with pytest.raises(ValueError, match="k >= 2"):
         SyntheticReleaseMechanism(d, 1, c, gap).worst_pair_search(2.0)
-    with pytest.raises(ValueError, match="k = 2"):
-        SyntheticReleaseMechanism(d, 3, c, gap).worst_pair_search(2.0)
     with pytest.raises(ValueError, match="n_syn"):
         SyntheticReleaseMechanism(d, 2, c, gap, n_syn=10).worst_pair_search(2.0)
+
+
+def test_k3_lower_end_from_the_pairs_in_two_columns(monkeypatch):
+    """k = 3: the search runs over the pairs whose means lie in two columns, with the k = 2
+    search's arguments (one search serves both mechanisms here), and reports them zero-padded to
+    3 × 3: admissible, their value the k = 2 one, below the k = 3 rigorous upper end."""
+    d, c, gap, sigma = 10.0, 0.5, 0.5, 0.5
+    monkeypatch.setattr(wishart_search, "CLIMB_STEPS", 4)
+    calls = {}
+    search = synthetic.search_worst_pair
+
+    def shared_search(alphas, *args, **kwargs):
+        key = (tuple(np.asarray(alphas).tolist()), args, repr(sorted(kwargs.items())))
+        if key not in calls:
+            calls[key] = search(alphas, *args, **kwargs)
+        return calls[key]
+
+    monkeypatch.setattr(synthetic, "search_worst_pair", shared_search)
+    alphas = np.array([2.0])
+    two = SyntheticReleaseMechanism(d, 2, c, gap, sigma=sigma).worst_pair_search(alphas)
+    mech = SyntheticReleaseMechanism(d, 3, c, gap, sigma=sigma)
+    three = mech.worst_pair_search(alphas)
+    assert len(calls) == 1  # the same search, the same arguments
+    np.testing.assert_array_equal(three.values, two.values)
+    for name in ("v", "w", "gram_v", "gram_w"):
+        padded = getattr(three, name)
+        assert padded.shape == (1, 3, 3)
+        np.testing.assert_array_equal(padded[:, :2, :2], getattr(two, name))
+        assert not padded[:, 2, :].any() and not padded[:, :, 2].any()
+    assert _admissible(three.v[0], three.w[0], c, gap)
+    res = mech.rdp(alphas, details=True)
+    np.testing.assert_array_equal(res.attained, two.values)
+    assert res.method.startswith("bracket: [search (attained), ")
+    assert np.all(res.attained <= res.values)
+
+
+def test_two_column_means_make_the_leading_block_sufficient():
+    """The reason the k = 2 pairs serve k = 3: where both non-centralities vanish outside the
+    leading 2 × 2 block, log p_A(Y) − log p_B(Y) of W_3(d, I, ·) is that of W_2(d, I, ·) at Y's
+    leading block (random Y, A, B; ₀F₁ of a 3 × 3 argument against 2 × 2: 1.4e-14 measured)."""
+    rng = np.random.default_rng(453)
+    d = 7.0
+    for _ in range(3):
+        x = rng.standard_normal((9, 3))
+        y = x.T @ x
+        va, vb = rng.standard_normal((2, 2, 2))
+        a2, b2 = va.T @ va, vb.T @ vb
+        a3, b3 = (np.pad(m, ((0, 1), (0, 1))) for m in (a2, b2))
+        three = float(ncwishart.logpdf(y, d, a3) - ncwishart.logpdf(y, d, b3))
+        two = float(ncwishart.logpdf(y[:2, :2], d, a2) - ncwishart.logpdf(y[:2, :2], d, b2))
+        assert abs(three - two) <= 2e-13 * abs(two), (three, two)
 
 
 def test_fisher_path_bound_is_valid_and_tighter_than_theorem52():

@@ -28,9 +28,11 @@ scale of both laws).
     (Dawson's :math:`F`, :math:`s = (\alpha-1)(2\alpha-1)/2`) is evaluated exactly — never above
     Theorem 5.4's closed form, which bounds that integral. The privacy profile and
     :math:`\varepsilon(\delta)` then follow by the RDP conversion of Balle et al. (2020).
-    The result names the bound used (``details=True``; for :math:`k = 2` it also carries the
+    The result names the bound used (``details=True``; for :math:`k \ge 2` it also carries the
     bracket's lower end, the exact divergence at the worst pair a search finds,
-    :meth:`SyntheticReleaseMechanism.worst_pair_search`, labelled as attained). Finite
+    :meth:`SyntheticReleaseMechanism.worst_pair_search`, labelled as attained; for
+    :math:`k \ge 3` among the pairs whose means lie in two columns, where the divergence is the
+    :math:`k = 2` one exactly). Finite
     :math:`n_\mathrm{syn}` uses the same bound: :math:`ZV` given :math:`V` depends on
     :math:`V^\top V` only, so it is post-processing.
 
@@ -214,8 +216,8 @@ class SyntheticReleaseMechanism:
 
     @property
     def _searchable(self) -> bool:
-        """Whether :meth:`worst_pair_search` applies (k = 2, the Gram-matrix release)."""
-        return self.k == 2 and math.isinf(self.n_syn)
+        """Whether :meth:`worst_pair_search` applies (k ≥ 2, the Gram-matrix release)."""
+        return self.k >= 2 and math.isinf(self.n_syn)
 
     @property
     def _constants(self) -> tuple[float, ...]:
@@ -324,7 +326,7 @@ class SyntheticReleaseMechanism:
             \max\bigl(D_\alpha(P_v \| P_w), D_\alpha(P_w \| P_v)\bigr),
 
         exact for :math:`k = 1` (see the module docstring), a rigorous upper bound for
-        :math:`k > 1`. For :math:`k = 2` (:math:`n_\mathrm{syn} = \infty`) ``details=True``
+        :math:`k > 1`. For :math:`k \ge 2` (:math:`n_\mathrm{syn} = \infty`) ``details=True``
         reports the bracket: ``values`` the rigorous upper end, ``attained`` the exact divergence
         at the worst pair found by :meth:`worst_pair_search` (a value attained, not a
         guarantee), and ``method`` labels both ends.
@@ -335,7 +337,7 @@ class SyntheticReleaseMechanism:
                 maximising pair (:math:`k = 1`), the evidence for it, and the method.
             evidence: Also evaluate the interior evidence grid (:math:`k = 1`; about half the
                 cost; ``interior_max`` is NaN without it).
-            search: :math:`k = 2` with ``details``: run the search for the bracket's lower end
+            search: :math:`k \ge 2` with ``details``: run the search for the bracket's lower end
                 (about 10 s per order on 2 CPU cores, memoized; False: the upper end only).
 
         Returns:
@@ -430,7 +432,7 @@ class SyntheticReleaseMechanism:
         return res if details else _shaped(res.values, delta)
 
     def worst_pair_search(self, alphas: ArrayLike) -> PairSearch:
-        r"""k = 2: the exact divergence at the worst admissible pair a search finds.
+        r"""k ≥ 2: the exact divergence at the worst admissible pair a search finds.
 
         A **lower** bound on the RDP curve (the true :math:`\varepsilon(\alpha)` lies between it
         and :meth:`rdp`, the rigorous upper bound): the exact
@@ -443,6 +445,14 @@ class SyntheticReleaseMechanism:
         reduced (``gram_v`` diagonal, ``gram_w``), with the family that won. A value found is
         not a guarantee. Results are memoized per order.
 
+        For :math:`k \ge 3` the search runs over the pairs whose means lie in the first two
+        columns (``v``, ``w``, ``gram_v`` and ``gram_w`` zero-padded to :math:`k \times k`): they
+        are admissible, and their divergence is the :math:`k = 2` one exactly — the density
+        ratio of two non-central Wishart laws whose non-centralities vanish outside the leading
+        2 × 2 block depends on :math:`Y` only through that block of :math:`Y`
+        (``docs/math/worst_pair.md#k-of-3-or-more-the-pairs-in-two-columns``). Pairs of rank 3
+        or more are not searched: a lower end, still.
+
         Args:
             alphas: Orders :math:`\alpha > 1` (scalar or 1-D).
 
@@ -450,12 +460,12 @@ class SyntheticReleaseMechanism:
             A :class:`~fisherrdp._src.accounting.wishart_search.PairSearch`.
 
         Raises:
-            ValueError: For :math:`k \ne 2` (k = 1 is exact: :meth:`rdp`; no exact divergence
-                exists for k ≥ 3), infinite-n_syn only, or an order :math:`\le 1`.
+            ValueError: For :math:`k = 1` (exact: :meth:`rdp`), finite ``n_syn``, or an order
+                :math:`\le 1`.
         """
-        if self.k != 2:
+        if self.k < 2:
             raise ValueError(
-                f"worst_pair_search needs k = 2 (k = 1 is exact: use rdp), got k = {self.k}"
+                f"worst_pair_search needs k >= 2 (k = 1 is exact: use rdp), got k = {self.k}"
             )
         if not math.isinf(self.n_syn):
             raise ValueError("worst_pair_search needs n_syn = inf (the Gram-matrix release)")
@@ -484,6 +494,9 @@ class SyntheticReleaseMechanism:
             for f in dataclasses.fields(PairSearch)
             if f.name not in scalars
         }
+        pad = ((0, 0), (0, self.k - 2), (0, self.k - 2))  # k ≥ 3: the pair in two columns
+        for name in ("v", "w", "gram_v", "gram_w"):
+            fields[name] = np.pad(fields[name], pad)
         return PairSearch(
             **fields, **{name: max(getattr(res, name) for res, _ in parts) for name in scalars}
         )

@@ -1,7 +1,7 @@
 """``fisherrdp account``: privacy of a synthetic-data release next to the model release.
 
 Prints a table of the RDP curves at standard orders, ε at the chosen δ (exact profiles and via
-the RDP conversion), and the ratios; for k = 2 also the lower end of the RDP bracket (the exact
+the RDP conversion), and the ratios; for k ≥ 2 also the lower end of the RDP bracket (the exact
 divergence at the worst pair a search finds,
 :meth:`~fisherrdp.accounting.SyntheticReleaseMechanism.worst_pair_search`); optionally the subsampled guarantee, the noise a target ε
 needs (:func:`fisherrdp.accounting.calibrate_sigma`), a JSON report and a figure. See
@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-search",
         action="store_true",
-        help="k = 2: skip the search for the worst pair (the lower end of the RDP bracket)",
+        help="k >= 2: skip the search for the worst pair (the lower end of the RDP bracket)",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     parser.add_argument(
@@ -153,7 +153,7 @@ def build_report(args: argparse.Namespace) -> dict:
             "at_corner_for_all_orders": bool(np.all(rdp.at_corner)),
             "interior_below_boundary": bool(np.all(rdp.interior_max <= rdp.values * (1 + 1e-11))),
         }
-    if mech.k == 2 and math.isinf(mech.n_syn) and not args.no_search:
+    if mech.k >= 2 and math.isinf(mech.n_syn) and not args.no_search:
         found = mech.worst_pair_search(alphas)
         for row, value, error in zip(report["rdp"], found.values, found.errors):
             row["synthetic_found"] = float(value)
@@ -216,7 +216,7 @@ def print_report(report: dict) -> None:
     found = report.get("found_pair")
     if found:
         print(
-            f"found (k = 2): {found['label']}; the worst pair found is the collinear corner "
+            f"found: {found['label']}; the worst pair found is the collinear corner "
             f"for every order: {found['corner_for_all_orders']} (families: "
             f"{', '.join(found['families'])}; {found['evaluations_per_order']} exact "
             f"divergences per order)"
