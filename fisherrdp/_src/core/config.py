@@ -254,4 +254,9 @@ def as_float_arrays(*args):
     """Convert ``args`` (arrays, scalars, nested lists) to arrays of one common floating dtype."""
     args = tuple(np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args)
     dtype = float_dtype(*args)
-    return tuple(jnp.asarray(a, dtype) for a in args)
+    # Host values are converted by NumPy (the same rounding) and put on the device: jnp's
+    # conversion of a Python or NumPy value runs a program (loaded from the cache on a warm
+    # first call, ~0.04 s).
+    host = (int, float, np.ndarray, np.generic)
+    return tuple(jax.device_put(np.asarray(a, dtype)) if isinstance(a, host)
+                 else jnp.asarray(a, dtype) for a in args)
