@@ -265,10 +265,19 @@ def _posterior_window(s, d, n, lam):
         return (jnp.take_along_axis(grid, first[None], axis=0)[0],
                 jnp.take_along_axis(grid, last[None], axis=0)[0], mode)
 
-    zero = jnp.zeros_like(top)
+    zero = _batched_like(top, 0.0)
     lo, hi, mode = jax.lax.fori_loop(0, INDEX_ZOOMS, zoom, (zero, hi, zero))
     return (jnp.where(positive, lo, zero), jnp.where(positive, hi, zero),
             jnp.where(positive, mode, zero))
+
+
+def _batched_like(x, value):
+    """``value`` in ``x``'s shape, computed from ``x``: under ``vmap`` it is batched wherever
+    ``x`` is, so that a loop's batching rule finds its carries batched from the start and
+    traces the body once (a constant start became batched after the first pass and made it
+    trace the body again: ~1.5 s of the first ``jax.grad`` call's tracing)."""
+    value = jnp.asarray(value, x.dtype)
+    return jnp.where(x == x, value, value)
 
 
 def _phi1p(e):
@@ -412,7 +421,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     ds = jnp.where(ok, delta, 1.0)
     slope_ell = 2.0 * jnp.log1p(ds / bs) / ds  # ℓ(j)/δ = −(a + b)/2 + j·slope_ell
     t = jnp.exp(s)
-    zero = jnp.zeros(la0.shape, s.dtype)
+    zero = _batched_like(la0, 0.0)
     smallest = float(jnp.finfo(s.dtype).tiny)
     sign = jnp.broadcast_to(up, la0.shape)  # sgn(P − Q): + on chain U, − on chain D
     if has_scores:
@@ -425,7 +434,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     else:
         features0 = ()
         n_features = 0
-    feature_zero = jnp.zeros((n_features,) + la0.shape, s.dtype)
+    feature_zero = jnp.zeros((n_features,) + la0.shape, s.dtype) + zero
 
     def body(carry):
         i, j, nu, q, la, lb, ma, mb, sa, sb, sy, rec_a, rec_b, fa, fb, extra = carry
@@ -482,7 +491,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
             fa, fb, extra = jax.lax.cond(scores, features, lambda carry: carry, (fa, fb, extra))
         return (i + 1, j + up, nu, q, la, lb, ma, mb, sa, sb, sy, rec_a, rec_b, fa, fb, extra)
 
-    neg = jnp.full(la0.shape, -jnp.inf, s.dtype)
+    neg = _batched_like(la0, -jnp.inf)
     init = (jnp.int32(0), j_all[:2], nu_all[:2], q_all[:2], la0, lb0, neg, neg, zero, zero,
             zero, neg, neg, feature_zero, feature_zero, features0)
     (_, _, _, _, _, _, ma, mb, sa, sb, sy, rec_a, rec_b, fa, fb, _) = jax.lax.while_loop(
@@ -661,12 +670,13 @@ def _stages(x, d, n, a, b, *, hockey, scores):
     kinds = jnp.asarray(kinds)
     lo, hi = _initial_range(beta, d, n, a, b)
     dtype = lo.dtype
-    buffer = jnp.zeros(NODES, dtype)
+    zero = _batched_like(lo, 0.0)
+    buffer = jnp.zeros(NODES, dtype) + zero
     state = {"lo": lo, "hi": hi, "centre": 0.5 * (lo + hi), "sigma": hi - lo, "x": lo,
              "y": hi, "crossing": hi, "rising": a > b, "la": buffer, "lb": buffer, "ell": buffer,
-             "flag": jnp.zeros((), dtype)}
+             "flag": zero}
     if scores:
-        state["means"] = jnp.zeros((2, 3, NODES), dtype)
+        state["means"] = jnp.zeros((2, 3, NODES), dtype) + zero
     idx = jnp.arange(GRID)
     fine = jnp.linspace(-FINE_HALF_WIDTH, FINE_HALF_WIDTH, GRID).astype(dtype)
 
