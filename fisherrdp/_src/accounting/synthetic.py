@@ -494,9 +494,10 @@ class SyntheticReleaseMechanism:
             for f in dataclasses.fields(PairSearch)
             if f.name not in scalars
         }
-        pad = ((0, 0), (0, self.k - 2), (0, self.k - 2))  # k ≥ 3: the pair in two columns
-        for name in ("v", "w", "gram_v", "gram_w"):
-            fields[name] = np.pad(fields[name], pad)
+        if self.k > 2:  # the pair in two columns, zero-padded to k × k
+            pad = ((0, 0), (0, self.k - 2), (0, self.k - 2))
+            for name in ("v", "w", "gram_v", "gram_w"):
+                fields[name] = np.pad(fields[name], pad)
         return PairSearch(
             **fields, **{name: max(getattr(res, name) for res, _ in parts) for name in scalars}
         )

@@ -117,7 +117,8 @@ d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 
 **Cost.** Per point 5 search stages of 32 densities (the first without sums) and 96 nodes
 (Rényi), or 6 search stages and 96 nodes (hockey stick), each node a recurrence over its
-window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100, 99): ``docs/math/release.md``).
+window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100,
+99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
 functions, side by side.
@@ -201,6 +202,15 @@ S_FLOOR = -1400.0
 BUCKET_CAP = 256
 
 
+def _batched_like(x, value):
+    """``value`` in ``x``'s shape, computed from ``x``: under ``vmap`` it is batched wherever
+    ``x`` is, so that a loop's batching rule finds its carries batched from the start and
+    traces the body once (a constant start became batched after the first pass and made it
+    trace the body again: ~1.5 s of the first ``jax.grad`` call's tracing)."""
+    value = jnp.asarray(value, x.dtype)
+    return jnp.where(x == x, value, value)
+
+
 def _posterior_window(s, d, n, lam):
     """The Poisson indices holding the posterior of j at s under Pois(λ/2), and its mode (no
     Bessel function). With ∂_ν log K_ν(x) ≈ asinh(ν/x) (Debye's leading term), the log-posterior
@@ -269,15 +279,6 @@ def _posterior_window(s, d, n, lam):
     lo, hi, mode = jax.lax.fori_loop(0, INDEX_ZOOMS, zoom, (zero, hi, zero))
     return (jnp.where(positive, lo, zero), jnp.where(positive, hi, zero),
             jnp.where(positive, mode, zero))
-
-
-def _batched_like(x, value):
-    """``value`` in ``x``'s shape, computed from ``x``: under ``vmap`` it is batched wherever
-    ``x`` is, so that a loop's batching rule finds its carries batched from the start and
-    traces the body once (a constant start became batched after the first pass and made it
-    trace the body again: ~1.5 s of the first ``jax.grad`` call's tracing)."""
-    value = jnp.asarray(value, x.dtype)
-    return jnp.where(x == x, value, value)
 
 
 def _phi1p(e):
@@ -653,9 +654,8 @@ def _nodes(state, hockey):
 
 def _stages(x, d, n, a, b, *, hockey, scores):
     """The search and the quadrature's log-densities (``scores``: and posterior means, for
-    :func:`_node_tangents`) at one point, x = α
-    (Rényi) or ε (hockey stick), in one ``fori_loop`` over stages of ``GRID`` points each: a
-    zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` (hockey stick:
+    :func:`_node_tangents`) at one point, x = α (Rényi) or ε (hockey stick), in one
+    ``fori_loop`` over stages of ``GRID`` points each: a zoom from bounds on the log-densities (no sums: ``_BOUND``), ``ZOOMS`` (hockey stick:
     ``HOCKEY_ZOOMS``) zooms onto the cells where the tilted log-integrand
     β log p_a + (1 − β) log p_b (β = α; 1 for the hockey stick) is within ``DROP`` of its
     maximum, the parabola at the grid's maximum, a fine grid of ±``FINE_HALF_WIDTH`` σ about it
