@@ -11,9 +11,12 @@ random (α or ε, d, a, b) points, with ``n_syn`` drawn log-uniformly over [1, 1
    function, point by point on the first ``--grad-points`` points, against the same jitted
    scalar function's forward time (the first call of each, compilation included, is reported
    too: it is what a user waits for in a fresh process without a compilation cache).
-3. *Memory per point*: XLA's temporary buffers of the compiled forward program for one chunk
-   of points (``memory_analysis().temp_size_in_bytes`` of ``jit(vmap(f))`` over ``--points``
-   points) divided by the points, and of the reverse program of one point.
+3. *Memory*: XLA's temporary buffers (``memory_analysis().temp_size_in_bytes``) of the compiled
+   forward program for one chunk of points (``jit(vmap(f))`` over ``--points`` points) divided
+   by the points; of one call of ``jit(f)`` on arrays of ``--memory-points`` points (what a
+   scan's chunk or a user's jitted call compiles: n_syn is traced there, so the n_syn = inf
+   branch is in the program; calls above ``release_k1.SLICE`` points run their slices in
+   sequence); and of the reverse program of one point.
 
 The points (fixed seed): α ∈ [1.5, 8], ε ∈ [0, 3], d = 10^U[0, 3], n_syn = 10^U[0, 4],
 a, b ∈ [0, 5]. Medians are printed; ``--json`` writes them with the environment.
@@ -21,7 +24,7 @@ a, b ∈ [0, 5]. Medians are printed; ``--json`` writes them with the environmen
 Usage::
 
     python benchmarks/bench_release_k1.py [--points 64] [--runs 3] [--grad-points 4]
-        [--seed 0] [--json PATH] [--quiet]
+        [--seed 0] [--memory-points 100000] [--json PATH] [--quiet]
 """
 
 from __future__ import annotations
@@ -82,7 +85,10 @@ def _per_point(fn, rows, runs):
     return first, _common.median(medians)
 
 
-def run(points: int, runs: int, grad_points: int, seed: int, quiet: bool = False) -> dict:
+def run(
+    points: int, runs: int, grad_points: int, seed: int, memory_points: int = 100_000,
+    quiet: bool = False,
+) -> dict:
     _common.import_fisherrdp()
     import jax
     import jax.numpy as jnp
@@ -96,7 +102,8 @@ def run(points: int, runs: int, grad_points: int, seed: int, quiet: bool = False
 
     p = sample_points(points, seed)
     say = (lambda *a: None) if quiet else print
-    out: dict = {"points": points, "runs": runs, "grad_points": grad_points, "seed": seed}
+    out: dict = {"points": points, "runs": runs, "grad_points": grad_points, "seed": seed,
+                 "memory_points": memory_points}
 
     pairs = {
         "renyi": (renyi_ncx2, renyi_release_k1, p["alpha"]),
@@ -137,12 +144,16 @@ def run(points: int, runs: int, grad_points: int, seed: int, quiet: bool = False
 
         batch = tuple(jnp.asarray(v) for v in (x, p["d"], p["n_syn"], p["a"], p["b"]))
         fwd_mem = jax.jit(jax.vmap(scalar)).lower(*batch).compile().memory_analysis()
+        shape = jax.ShapeDtypeStruct((memory_points,), batch[0].dtype)
+        call_mem = jax.jit(finite).lower(*[shape] * 5).compile().memory_analysis()
         rev_mem = grad.lower(*rows[0]).compile().memory_analysis()
         row["forward_temp_bytes_per_point"] = fwd_mem.temp_size_in_bytes / points
+        row["call_temp_bytes"] = call_mem.temp_size_in_bytes
         row["reverse_temp_bytes_one_point"] = rev_mem.temp_size_in_bytes
         say(f"{name:13s} memory: {row['forward_temp_bytes_per_point'] / 1e3:.0f} kB/point "
             f"forward (XLA temporaries, {points} points), "
-            f"{row['reverse_temp_bytes_one_point'] / 1e6:.1f} MB reverse for one point")
+            f"{row['call_temp_bytes'] / 1e9:.2f} GB for one jitted call on {memory_points} "
+            f"points, {row['reverse_temp_bytes_one_point'] / 1e6:.1f} MB reverse for one point")
         out[name] = row
     out["peak_rss_bytes"] = _common.peak_rss_bytes()
     say(f"peak resident memory {out['peak_rss_bytes'] / 1e9:.2f} GB")
@@ -155,10 +166,12 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--grad-points", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--memory-points", type=int, default=100_000)
     parser.add_argument("--json", default=None)
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    results = run(args.points, args.runs, args.grad_points, args.seed, args.quiet)
+    results = run(args.points, args.runs, args.grad_points, args.seed, args.memory_points,
+                  args.quiet)
     results["environment"] = _common.environment()
     _common.write_json(args.json, results, quiet=args.quiet)
     return 0

@@ -441,3 +441,25 @@ def test_float32_n_syn_one_is_finite_and_matches_float64():
     np.testing.assert_allclose(
         out["hockey", jnp.float32], out["hockey", jnp.float64], rtol=0, atol=1e-5
     )
+
+
+def test_large_calls_run_in_slices(monkeypatch):
+    """Above ``SLICE`` points a call runs its slices in sequence (the last padded): the same
+    values as one ``vmap``, pytrees and derivatives included. A cheap stand-in for the kernel
+    (a loop whose length depends on the point, as the release's chains), so no release program
+    is compiled; the release's own memory at 1e5 points is measured by
+    ``benchmarks/bench_release_k1.py``."""
+    from fisherrdp._src.divergences import release_k1
+
+    def fn(x, y):
+        steps = jax.lax.while_loop(lambda c: c < x, lambda c: c + 1.0, 0.0)
+        return y ** jax.lax.stop_gradient(steps) + x, jnp.sin(y) * x
+
+    x = jnp.arange(1.0, 11.0)
+    y = jnp.linspace(0.5, 1.5, 10)
+    whole = jax.vmap(fn)(x, y)
+    monkeypatch.setattr(release_k1, "SLICE", 4)  # 10 points: 3 slices, 2 padded points
+    sliced = release_k1._vmap_in_slices(fn, x, y)
+    assert all(s.shape == (10,) and (s == w).all() for s, w in zip(sliced, whole))
+    grad = jax.grad(lambda y: jnp.sum(release_k1._vmap_in_slices(fn, x, y)[0]))(y)
+    assert jnp.allclose(grad, jax.grad(lambda y: jnp.sum(jax.vmap(fn)(x, y)[0]))(y), rtol=1e-15)

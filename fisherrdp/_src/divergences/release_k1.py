@@ -200,6 +200,10 @@ STIRLING_MIN = 20.0
 S_FLOOR = -1400.0
 #: Largest chunk of an eager call (``map_bucketed``).
 BUCKET_CAP = 256
+#: Points a call computes at once: larger calls (under ``jit``, or a scan's chunk) run slices
+#: of this many points in sequence, so that their temporaries stay those of ``SLICE`` points
+#: (~0.4 GB; ``docs/math/release.md#memory``).
+SLICE = 4096
 
 
 def _batched_like(x, value):
@@ -840,18 +844,36 @@ def _safe_point(x, d, n, a, b, hockey):
     return (x, d, n_f, a, b), valid, infinite
 
 
+def _vmap_in_slices(fn, *flat):
+    """``vmap(fn)`` over 1-D arrays of equal length; above ``SLICE`` points, slices of ``SLICE``
+    points run one after another (``lax.map``; the last slice padded with the first point), so
+    the temporaries are those of ``SLICE`` points whatever the length. One copy of ``fn``."""
+    size = flat[0].shape[0]
+    if size <= SLICE:
+        return jax.vmap(fn)(*flat)
+    slices = -(-size // SLICE)
+    pad = lambda v: jnp.concatenate([v, jnp.broadcast_to(v[:1], (slices * SLICE - size,))])
+    out = jax.lax.map(
+        lambda args: jax.vmap(fn)(*args), [pad(v).reshape(slices, SLICE) for v in flat]
+    )
+    return jax.tree.map(lambda o: o.reshape(-1)[:size], out)
+
+
 def _release_batch(x, d, n, a, b, hockey, with_infinite):
     """Either divergence elementwise over broadcast arrays (``hockey`` static)."""
     shape = jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
     flat = [jnp.broadcast_to(v, shape).ravel() for v in (x, d, n, a, b)]
     (x, d, n_f, a, b), valid, infinite = _safe_point(*flat, hockey)
-    value = jax.vmap(_hockey_one if hockey else _renyi_one)(x, d, n_f, a, b)
-    value = jnp.where(a == b, jnp.zeros_like(value), value)
-    if with_infinite:
-        limit = jax.vmap(hockey_stick_kernel if hockey else renyi_kernel)(x, d, a, b)
-        value = jnp.where(infinite, limit, value)
-    else:
-        value = jnp.where(infinite, jnp.nan, value)
+    finite_one = _hockey_one if hockey else _renyi_one
+    limit_one = hockey_stick_kernel if hockey else renyi_kernel
+
+    def one(x, d, n_f, a, b, infinite):
+        value = jnp.where(a == b, jnp.zeros_like(x), finite_one(x, d, n_f, a, b))
+        if with_infinite:
+            return jnp.where(infinite, limit_one(x, d, a, b), value)
+        return jnp.where(infinite, jnp.nan, value)
+
+    value = _vmap_in_slices(one, x, d, n_f, a, b, infinite)
     return jnp.where(valid, value, jnp.nan).reshape(shape)
 
 
