@@ -34,7 +34,8 @@ from fisherrdp import special
 value = float(special.log_bessel_i(3.5, 10.0)) if sys.argv[1:] != ["--import-only"] else None
 print(json.dumps({"dir": jax.config.jax_compilation_cache_dir, "value": value,
                   "hits": events.count("/jax/compilation_cache/cache_hits"),
-                  "misses": events.count("/jax/compilation_cache/cache_misses")}))
+                  "misses": events.count("/jax/compilation_cache/cache_misses"),
+                  "loaded": events.count("/fisherrdp/stored_executable_loads")}))
 """
 
 
@@ -83,9 +84,20 @@ def test_cache_is_filled_by_one_process_and_loaded_by_the_next(tmp_path):
     assert (cache / "orphan-atime").exists()
     entries = [p for p in cache.iterdir() if p.name.endswith("-cache") and p.name != "orphan-cache"]
     assert entries, "the first process stored nothing"
+    # The kernel's executable, compiled by the first process, is loaded: not even a lookup in
+    # JAX's cache (engine.exported_program).
+    executables = list(cache.glob("exported/*/*.xla"))
+    assert first["loaded"] == 0 and len(executables) == 1
     second = _child({"FISHERRDP_CACHE_DIR": str(cache)})
-    assert second["hits"] >= 1 and second["misses"] == 0
+    assert second["loaded"] == 1 and second["hits"] == 0 and second["misses"] == 0
     assert second["value"] == first["value"]
+    # Without it, JAX's cache serves the program, and no executable is kept from there: one
+    # that JAX's cache loaded serializes without its code on XLA:CPU.
+    executables[0].unlink()
+    third = _child({"FISHERRDP_CACHE_DIR": str(cache)})
+    assert third["hits"] >= 1 and third["misses"] == 0 and third["loaded"] == 0
+    assert not list(cache.glob("exported/*/*.xla"))
+    assert third["value"] == first["value"]
 
 
 def test_cache_default_place_and_opt_out(tmp_path):

@@ -102,9 +102,13 @@ def _netcdf_safe(attrs: Mapping[str, Any]) -> dict[str, Any]:
 
 def _output_spec(q: Quantity, kernel, size: int, dtype) -> dict[str, tuple]:
     """Output names → (dtype, trailing shape), from the abstract evaluation of ``kernel``
-    (:func:`engine.stored_kernel` on ``size`` points: a kernel kept on disk is not traced)."""
-    args = [jax.ShapeDtypeStruct((size,), dtype) for _ in q.params]
-    shapes = engine.as_tuple(jax.eval_shape(kernel, *args))
+    (:func:`engine.stored_kernel` on ``size`` points: a kernel kept on disk is not traced; a
+    kept executable states its outputs, ``out_info``)."""
+    if isinstance(kernel, jax.stages.Compiled):
+        shapes = engine.as_tuple(kernel.out_info)
+    else:
+        args = [jax.ShapeDtypeStruct((size,), dtype) for _ in q.params]
+        shapes = engine.as_tuple(jax.eval_shape(kernel, *args))
     names = q.outputs or (
         (q.name,) if len(shapes) == 1 else tuple(f"{q.name}_{i}" for i in range(len(shapes)))
     )
