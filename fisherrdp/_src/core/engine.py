@@ -432,12 +432,13 @@ def exported_program(
     Two forms are kept in ``<jax cache>/exported/<source hash>/``: the traced program,
     serialized with :mod:`jax.export` (:func:`stored_export`; ``modules``: the fisherrdp
     modules whose code it runs, ``None`` for any), and the executable compiled from it
-    (:func:`_stored_executable`). A later process loads the executable and calls it: no
-    tracing, no lowering, no lookup in JAX's cache (0.55 → 0.35 s for the first call of
-    ``renyi_release_k1`` in a warm process, 2 CPU cores). Where there is no executable yet
-    for this machine, it deserializes the program, compiles it (or loads it from JAX's cache)
-    and keeps the executable. Returns ``None`` where there is no persistent cache or the
-    program cannot be exported.
+    (:func:`_compile_and_store`, :func:`_load_executable`). A later process loads the
+    executable and calls it: no tracing, no lowering, no lookup in JAX's cache
+    (``docs/howto/compilation_cache.md``: the first call of ``renyi_release_k1`` in a warm
+    process). Where there is no executable yet for this machine, it deserializes the program
+    and compiles it, keeping the executable (or loads it from JAX's cache, keeping nothing).
+    Executables are kept only for arguments sharded over one mesh (:func:`stored_kernel`'s).
+    Returns ``None`` where there is no persistent cache or the program cannot be exported.
     """
     path = _stored_path(args, identity, name=name, modules=modules)
     if path is None:

@@ -202,7 +202,7 @@ S_FLOOR = -1400.0
 BUCKET_CAP = 256
 #: Points a call computes at once: larger calls (under ``jit``, or a scan's chunk) run slices
 #: of this many points in sequence, so that their temporaries stay those of ``SLICE`` points
-#: (~0.4 GB; ``docs/math/release.md#memory``).
+#: (``docs/math/release.md#memory``).
 SLICE = 4096
 
 
