@@ -192,3 +192,14 @@ def test_bench_release_k1_points():
         assert p[key].shape == (500,) and lo <= p[key].min() and p[key].max() <= hi, key
     again = bench.sample_points(500, seed=0)
     assert all((p[k] == again[k]).all() for k in p)
+
+
+def test_wishart_k2_extremes_cases():
+    """The scan's pairs are those its docstring states (running it compiles the k = 2
+    cubature: minutes, not a smoke run; its numbers are in docs/math/wishart_k2.md)."""
+    bench = load_benchmark("wishart_k2_extremes")
+    families = bench.cases()
+    assert {k: v[0].size for k, v in families.items()} == {"collinear": 320, "orthogonal": 125}
+    al, d, om_v, om_w, a, b = families["orthogonal"]
+    assert (om_v[:, 0, 0] == a * a).all() and (om_w[:, 1, 1] == b * b).all()
+    assert set(d) == set(bench.D) and al.max() == 256.0

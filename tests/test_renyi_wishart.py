@@ -37,7 +37,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 REFS = json.loads((FIXTURES / "refs" / "renyi_ncwishart_k2.json").read_text())
 EXACT = json.loads((FIXTURES / "renyi_wishart_exact.json").read_text())
 UNIT = np.array([0.6, 0.8])  # not axis-aligned
-RANK_ONE = [  # (alpha, d, a, b): d = 2 … 1000, α up to 64, a < b and a > b, a or b = 0
+RANK_ONE = [  # (alpha, d, a, b): d = 2 … 1e4, α up to 256, a < b and a > b, a or b = 0
     (2.0, 10.0, 2.0, 1.5),
     (8.0, 3.0, 3.0, 0.5),
     (64.0, 5.0, 2.0, 3.0),
@@ -45,6 +45,15 @@ RANK_ONE = [  # (alpha, d, a, b): d = 2 … 1000, α up to 64, a < b and a > b, 
     (1.5, 2.0, 0.3, 0.0),
     (2.0, 2.0, 0.0, 0.5),
     (4.0, 2.5, 20.0, 18.0),
+    # Where ΩY ~ d² (large d, large α): the peak lies between the large- and small-argument
+    # guesses of ncwishart_k2._start, out of Newton's reach from either; these returned NaN or
+    # values 12× too large before its grid (d = 1000, α = 64, a = 3, b = 0: NaN).
+    (64.0, 1000.0, 3.0, 0.0),
+    (128.0, 1000.0, 3.0, 0.0),
+    (256.0, 1000.0, 1.0, 0.5),
+    (256.0, 1e4, 10.0, 0.0),
+    (128.0, 1e4, 10.0, 5.0),
+    (256.0, 1e4, 0.0, 3.0),
 ]
 
 

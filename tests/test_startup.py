@@ -100,6 +100,41 @@ def test_cache_is_filled_by_one_process_and_loaded_by_the_next(tmp_path):
     assert third["value"] == first["value"]
 
 
+_LAPACK_CHILD = """
+import json
+import jax, jax.numpy as jnp, numpy as np
+from jax import monitoring
+events = []
+monitoring.register_event_listener(lambda event, **kw: events.append(event))
+import fisherrdp
+from fisherrdp._src.core import engine
+
+def largest_eigenvalue(x):  # [[x, 1], [1, -x]]: sqrt(x^2 + 1), by LAPACK's syevd on a CPU
+    one = jnp.ones_like(x)
+    m = jnp.stack([jnp.stack([x, one], -1), jnp.stack([one, -x], -1)], -2)
+    return jnp.linalg.eigvalsh(m)[..., -1]
+
+largest_eigenvalue.__module__ = "fisherrdp.a_kernel_that_calls_lapack"  # kept as fisherrdp's
+(out,) = engine.map_points(largest_eigenvalue, [np.arange(3.0)], chunk=4)
+print(json.dumps({"value": out.tolist(),
+                  "loaded": events.count("/fisherrdp/stored_executable_loads")}))
+"""
+
+
+def test_a_kept_executable_that_calls_lapack_loads_and_runs(tmp_path):
+    """LAPACK's kernels are set up before such an executable is loaded: loading
+    ``renyi_ncwishart``'s (``eigh``, ``cholesky``) and calling it crashed the process with a
+    segmentation fault before (engine._initialize_lapack)."""
+    env = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
+    env.update(FISHERRDP_CACHE_DIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _LAPACK_CHILD], env=env, check=True,
+                                      capture_output=True, text=True, timeout=300)
+                       .stdout.strip().splitlines()[-1]) for _ in range(2)]
+    assert [r["loaded"] for r in runs] == [0, 1]
+    assert runs[0]["value"] == runs[1]["value"]
+    np.testing.assert_allclose(runs[1]["value"], np.sqrt(np.arange(3.0) ** 2 + 1), rtol=1e-14)
+
+
 def test_cache_default_place_and_opt_out(tmp_path):
     on = _child({"XDG_CACHE_HOME": str(tmp_path / "xdg")}, compute=False)
     assert on["dir"] == str(tmp_path / "xdg" / "fisherrdp")

@@ -504,7 +504,9 @@ def _load_executable(path, devices: tuple):
     from jax.experimental import serialize_executable
 
     try:
-        payload, in_tree, out_tree = pickle.loads(zlib.decompress(path.read_bytes()))
+        payload, in_tree, out_tree, calls_lapack = pickle.loads(zlib.decompress(path.read_bytes()))
+        if calls_lapack:
+            _initialize_lapack()
         compiled = serialize_executable.deserialize_and_load(
             payload, in_tree, out_tree, execution_devices=devices)
     except Exception:  # noqa: BLE001 - none yet, or unreadable: compile
@@ -533,7 +535,10 @@ def _compile_and_store(program, args, path):
 
     Only an executable that XLA compiled here is kept: one that JAX's cache loaded serializes
     without its code on XLA:CPU (jax 0.10.2: the reloaded copy fails with "Function … not
-    found"), so a program found there keeps being loaded from there."""
+    found"), so a program found there keeps being loaded from there. Nor is one kept that
+    calls anything but LAPACK (a host callback, a kernel registered by another library): what
+    such a call needs is set up when a program is lowered, and only LAPACK's setup is known
+    here (:func:`_initialize_lapack`, before a program that calls it is loaded)."""
     import pickle
     import zlib
 
@@ -545,10 +550,22 @@ def _compile_and_store(program, args, path):
         compiled = program.lower(*args).compile()
     except Exception:  # noqa: BLE001 - compiled at the first call instead
         return None
-    if _cache_hits[0] == hits:
-        _write_atomically(path, lambda: zlib.compress(
-            pickle.dumps(serialize_executable.serialize(compiled)), 1))
+    if _cache_hits[0] != hits:
+        return compiled
+    targets = set(re.findall(r'custom_call_target="([^"]+)"', compiled.as_text() or "?"))
+    if all(t.startswith("lapack_") for t in targets):
+        _write_atomically(path, lambda: zlib.compress(pickle.dumps(
+            (*serialize_executable.serialize(compiled), bool(targets))), 1))
     return compiled
+
+
+def _initialize_lapack() -> None:
+    """Sets up the LAPACK kernels that XLA:CPU programs call (``eigh``, ``cholesky``): JAX does
+    it when it lowers such a program, not when it loads an executable, which would otherwise
+    call through a null pointer (a segmentation fault, found with ``renyi_ncwishart``)."""
+    from jax._src.lax import linalg
+
+    linalg.initialize_lapack()
 
 
 #: Largest chunk of :func:`map_bucketed` unless a function asks for another.

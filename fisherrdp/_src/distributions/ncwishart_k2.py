@@ -66,6 +66,10 @@ MAX_TAIL_BEND = 1.2
 #: Newton steps for the peak, their largest step (in x), and the difference step of the Hessian.
 NEWTON_STEPS = 40
 NEWTON_CAP = 2.0
+#: The small-argument guess of the peak (``_start``) needs I − 2T at least this definite.
+SMALL_ARGUMENT_FLOOR = 1e-3
+#: Points per diagonal coordinate of the start's grid between the two guesses (``_start``).
+START_GRID = 16
 HESSIAN_STEP = 1e-4
 
 
@@ -316,15 +320,49 @@ def _psd_root(o):
 
 
 def _start(d, betas, omegas):
-    """x at Y = K₊² + (d − 1) I, K = Σ β_k Ω_k^{1/2} (K₊ its PSD part): the large-argument
-    guess of the peak (the amplitude κ = αa + (1 − α)b of the k = 1 case)."""
+    """The best (largest tilted integrand) of two guesses of the peak and a grid between them,
+    as x:
+
+    * large argument, Y = K₊² + (d − 1) I with K = Σ β_k Ω_k^{1/2} (K₊ its PSD part): the
+      amplitude κ = αa + (1 − α)b of the k = 1 case, right where ΩY ≫ d²;
+    * small argument, Y = (d − 1)(I − 2T)⁻¹ with T = Σ β_k Ω_k/(2d), where I − 2T is positive
+      definite: ₀F₁(d/2; ΩY/4) ≈ etr(ΩY/(2d)) tilts the central law W₂(d, I) to
+      W₂(d, (I − 2T)⁻¹). Where ΩY ≲ d² (large d, moderate αΩ) the first guess lies far out
+      (d = 1000, α = 64, Ω = diag(9, 0): Y₁₁ ≈ 3.8e4 against the peak's 2.4e3), beyond what
+      ``NEWTON_STEPS`` capped steps reach;
+    * between the two, ``START_GRID``² points log-spaced in the diagonal Bartlett coordinates
+      (l₂₁ = 0), from half the smaller to 1.5 times the larger guess.
+    """
+    eye = jnp.eye(2)  # float64 under x64: the cubature runs in float64 (tests/helpers/lowering.py)
     k = sum(betas[i] * _psd_root(omegas[i]) for i in range(omegas.shape[0]))
     lam, vec = jnp.linalg.eigh(k)
-    y = (vec * jnp.maximum(lam, 0.0) ** 2) @ vec.T + jnp.maximum(d - 1.0, 1.0) * jnp.eye(2)
-    chol = jnp.linalg.cholesky(y)
+    y_large = (vec * jnp.maximum(lam, 0.0) ** 2) @ vec.T + jnp.maximum(d - 1.0, 1.0) * eye
+    tilt = betas @ omegas / (2.0 * d)  # T as (t₁₁, t₁₂, t₂₂)
+    lam_m, vec_m = jnp.linalg.eigh(eye - 2.0 * jnp.array([[tilt[0], tilt[1]],
+                                                           [tilt[1], tilt[2]]]))
+    definite = jnp.all(lam_m > SMALL_ARGUMENT_FLOOR)
+    y_small = (vec_m / jnp.where(definite, lam_m, 1.0)) @ vec_m.T * jnp.maximum(d - 1.0, 1.0)
     lam_s = SOFTPLUS_SCALE
     inv = lambda l: l + lam_s * jnp.log(-jnp.expm1(-l / lam_s))
-    return jnp.array([inv(chol[0, 0]), chol[1, 0], inv(chol[1, 1])])
+
+    def as_x(y):
+        chol = jnp.linalg.cholesky(y)
+        return jnp.array([inv(chol[0, 0]), chol[1, 0], inv(chol[1, 1])])
+
+    guesses = jnp.stack([as_x(y_large), as_x(jnp.where(definite, y_small, y_large))])
+    # Between them (ΩY ~ d²: d = 1000, α = 128, Ω = diag(9, 0) has its peak at Y₁₁ ≈ 3.5e4,
+    # neither guess within reach): a log grid of the diagonal coordinates spanning both.
+    low = jnp.maximum(jnp.minimum(guesses[0], guesses[1]) / 2.0, 0.1)
+    high = jnp.maximum(guesses[0], guesses[1]) * 1.5
+    steps = jnp.linspace(0.0, 1.0, START_GRID, dtype=eye.dtype)
+    l11 = low[0] * (high[0] / low[0]) ** steps
+    l22 = low[2] * (high[2] / low[2]) ** steps
+    grid = jnp.stack(jnp.broadcast_arrays(l11[:, None], 0.0 * l11[:, None] * l22, l22[None, :]),
+                     -1).reshape(-1, 3)
+    points = jnp.concatenate([guesses, grid])
+    value, _ = _tilted(0.5 * d, d, betas, omegas, points)
+    value = jnp.where(jnp.isnan(value), -jnp.inf, value)
+    return points[jnp.argmax(value)]
 
 
 def _grad_hessian(c, d, betas, omegas, x):
