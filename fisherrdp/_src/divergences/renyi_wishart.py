@@ -44,9 +44,9 @@ rounding allowance, propagated to D.
 **Accuracy measured** (float64, ``tests/test_renyi_wishart.py``, claims in
 ``tests/fixtures/accuracy/wishart_exact.json``), worst relative errors: rank-one pairs against
 :func:`renyi_ncx2` (d = 2 … 1e4, α up to 256, a < b and a > b, a or b = 0, oblique and
-axis-aligned directions): 5.4e-11; a scan of 480 rank-one pairs (d ∈ {2, 10, 100, 1000, 1e4},
-α ∈ {16, 64, 128, 256}, a ≤ 10, both orders; ``docs/math/wishart_k2.md#where-the-tilted-peak-is``):
-3.6e-10; the public reference values: 1.6e-12; the independent
+axis-aligned directions): 5.4e-11; ``benchmarks/wishart_k2_extremes.py`` (d up to 1e4, α up to
+256; ``docs/math/wishart_k2.md#where-the-tilted-peak-is``): 320 rank-one pairs 3.6e-10, 125
+orthogonal rank-one pairs (exact by ``docs/math/worst_pair.md``) 1.2e-9; the public reference values: 1.6e-12; the independent
 eigen-coordinate integration (``tests/fixtures/renyi_wishart_exact.json``): see that claim;
 O(2)/O(d) invariance: 7.6e-16; tiny divergences (‖v − w‖ ~ 1e-6 and 1e-12 relative, values
 down to 1e-24) against α I h²/2: 1.8e-13. The error estimate covered the actual error at every
