@@ -9,8 +9,10 @@ divergences at pairs found — a search result, not a guarantee:
   the collinear corner (C, max(C − Δ, 0)) in both orders.
 * ``map``: d ∈ MAP_DIMS, α ∈ MAP_ALPHAS, C ∈ MAP_NORMS, C/Δ ∈ MAP_RATIOS, with a shorter climb
   (``MAP_CLIMB_STEPS`` gradient steps): the family of the worst pair found and by how much it
-  exceeds the collinear corner. The cubature is validated for d ≤ 1000 and α ≤ 64, so the map
-  stays there (the issue's d = 1e4 and α = 256 are outside it).
+  exceeds the collinear corner. The grid reaches the issue's d = 1e4 and α = 256: the cubature
+  is checked there against exact rank-one and orthogonal references
+  (``benchmarks/wishart_k2_extremes.py``; rank-two pairs in general have no exact reference
+  there).
 
 Writes the JSON fixture ``tests/fixtures/wishart_worst_pair.json`` (held by
 ``tests/test_accounting_release.py``), the figure ``docs/math/worst_pair_map.png`` and the
@@ -48,8 +50,8 @@ TABLE = (
     (5, 8.0, 1.0, 1.0),
     (20, 2.0, 3.0, 2.5),
 )
-MAP_DIMS = (2, 10, 100, 1000)
-MAP_ALPHAS = (2.0, 8.0)
+MAP_DIMS = (2, 10, 100, 1000, 10000)
+MAP_ALPHAS = (2.0, 8.0, 256.0)
 MAP_NORMS = (0.3, 1.0, 3.0)
 MAP_RATIOS = (0.5, 0.75, 1.0, 1.5, 2.0, 5.0, 100.0)
 MAP_CLIMB_STEPS = 4

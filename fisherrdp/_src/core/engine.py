@@ -550,9 +550,10 @@ def _compile_and_store(program, args, path):
         compiled = program.lower(*args).compile()
     except Exception:  # noqa: BLE001 - compiled at the first call instead
         return None
-    if _cache_hits[0] != hits:
+    text = compiled.as_text() if _cache_hits[0] == hits else None
+    if not text:  # loaded from JAX's cache, or its calls cannot be read: not kept
         return compiled
-    targets = set(re.findall(r'custom_call_target="([^"]+)"', compiled.as_text() or "?"))
+    targets = set(re.findall(r'custom_call_target="([^"]+)"', text))
     if all(t.startswith("lapack_") for t in targets):
         _write_atomically(path, lambda: zlib.compress(pickle.dumps(
             (*serialize_executable.serialize(compiled), bool(targets))), 1))
