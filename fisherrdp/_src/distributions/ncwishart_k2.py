@@ -357,8 +357,8 @@ def _start(d, betas, omegas):
     steps = jnp.linspace(0.0, 1.0, START_GRID, dtype=eye.dtype)
     l11 = low[0] * (high[0] / low[0]) ** steps
     l22 = low[2] * (high[2] / low[2]) ** steps
-    grid = jnp.stack(jnp.broadcast_arrays(l11[:, None], 0.0 * l11[:, None] * l22, l22[None, :]),
-                     -1).reshape(-1, 3)
+    x11, x22 = jnp.meshgrid(l11, l22, indexing="ij")
+    grid = jnp.stack([x11, jnp.zeros_like(x11), x22], -1).reshape(-1, 3)
     points = jnp.concatenate([guesses, grid])
     value, _ = _tilted(0.5 * d, d, betas, omegas, points)
     value = jnp.where(jnp.isnan(value), -jnp.inf, value)
