@@ -265,3 +265,13 @@ def test_wishart_grid_rejects_bad_values(kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         WishartGrid(**kwargs)
+
+
+def test_the_evaluator_computes_each_distinct_point_once():
+    chunks = []
+    ev = framework.Evaluator(chunk=2, on_chunk=lambda: chunks.append(1))
+    x = np.array([3.0, 1.0, 3.0, 2.0, 1.0, 3.0])
+    y = np.array([1.0, 2.0, 1.0, 2.0, 2.0, 5.0])
+    (out,) = ev._map(lambda x, y: (x * y,), [x, y], chunk=2)
+    np.testing.assert_array_equal(out, x * y)
+    assert len(chunks) == 2  # 4 distinct points of 6, 2 per chunk

@@ -194,7 +194,13 @@ class Evaluator:
         self.cache: dict = {}
 
     def _map(self, fn, arrays, chunk, static=()):
-        return map_points(fn, arrays, chunk=chunk, static=static, on_chunk=self.on_chunk)
+        """``fn`` at each distinct point once: grids repeat points (the pair (C, 0) comes back
+        for every Δ ≥ C, 29% of the default k = 1 pairs)."""
+        points = np.stack(np.broadcast_arrays(*(np.asarray(a, float) for a in arrays)), axis=1)
+        distinct, where = np.unique(points, axis=0, return_inverse=True)
+        outputs = map_points(fn, list(distinct.T), chunk=chunk, static=static,
+                             on_chunk=self.on_chunk)
+        return tuple(out[where.reshape(-1)] for out in outputs)
 
     def fisher(self, d, theta):
         """Fisher information and its error estimate (``ncx2_amplitude_fisher``)."""
