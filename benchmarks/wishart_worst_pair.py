@@ -1,8 +1,9 @@
 """Issue 45: the worst admissible k = 2 pair, searched wherever it is, and where the corner wins.
 
-Two parts (σ = 1), both running :func:`fisherrdp._src.accounting.wishart_search.search_worst_pair`
-(the search in the reduced coordinates, ``docs/math/worst_pair.md``), whose values are exact
-divergences at pairs found — a search result, not a guarantee:
+Three parts (σ = 1). The first two run
+:func:`fisherrdp._src.accounting.wishart_search.search_worst_pair` (the search in the reduced
+coordinates, ``docs/math/worst_pair.md``), whose values are exact divergences at pairs found — a
+search result, not a guarantee:
 
 * ``table``: the 8 rows of issue 45 (d, α, C, Δ), with the accountant's default search; each row
   also evaluates the rotated equal-norm pair v = (C, 0), w = C(cos φ, sin φ), ‖v − w‖_F = Δ, and
@@ -14,13 +15,20 @@ divergences at pairs found — a search result, not a guarantee:
   (``benchmarks/wishart_k2_extremes.py``; rank-two pairs in general have no exact reference
   there).
 
+* ``local``: the limit Δ → 0 (the leading term α δᵀF(v)δ/2 of the divergence): at means v of
+  Frobenius norm C with singular values in the ratio ``LOCAL_SHAPES`` (0: rank one), the largest
+  eigenvalue of the Fisher information F(v) in the four coordinates of v's top 2 × 2 block (the
+  others do not move vᵀv to first order), against the k = 1 Fisher information I(d, C) of the
+  collinear (radial) direction; F from :func:`fisherrdp.fisher.wishart_path_fisher_exact` along
+  straight paths (exact at θ = 0, relative accuracy 1e-8) by polarization.
+
 Writes the JSON fixture ``tests/fixtures/wishart_worst_pair.json`` (held by
 ``tests/test_accounting_release.py``), the figure ``docs/math/worst_pair_map.png`` and the
 generated tables of ``docs/math/worst_pair.md``.
 
 Usage::
 
-    python benchmarks/wishart_worst_pair.py [--part table|map|both] [--figure-only] [--quiet]
+    python benchmarks/wishart_worst_pair.py [--part table|map|local|all] [--figure-only] [--quiet]
 """
 
 from __future__ import annotations
@@ -55,6 +63,10 @@ MAP_ALPHAS = (2.0, 8.0, 256.0)
 MAP_NORMS = (0.3, 1.0, 3.0)
 MAP_RATIOS = (0.5, 0.75, 1.0, 1.5, 2.0, 5.0, 100.0)
 MAP_CLIMB_STEPS = 4
+LOCAL_DIMS = (2, 10, 100, 1000)
+LOCAL_NORMS = (0.3, 1.0, 3.0, 10.0)
+#: σ₂/σ₁ of the mean's singular values (0: rank one).
+LOCAL_SHAPES = (0.0, 0.5, 1.0)
 #: A family other than the corner "wins" only by more than this relative margin (the
 #: cubature's accuracy is 1e-8; the climbs move rank-one starts by PERTURBATION).
 WIN_MARGIN = 1e-6
@@ -127,6 +139,68 @@ def run_map(quiet):
     return rows
 
 
+def local_fisher(d, c, shape):
+    """Eigenvalues (ascending) of the Fisher information at v = diag(σ₁, σ₂) (padded to d rows),
+    ‖v‖_F = c, σ₂ = shape·σ₁, in the coordinates of v's top 2 × 2 block: δᵀFδ is the Fisher
+    information at θ = 0 of the straight path from v to v + δ; F by polarization."""
+    import itertools
+
+    import numpy as np
+
+    from fisherrdp.fisher import wishart_path_fisher_exact
+
+    s1 = c / math.sqrt(1.0 + shape * shape)
+    v = np.zeros((d, 2))
+    v[0, 0], v[1, 1] = s1, shape * s1
+    basis = [np.eye(4)[i].reshape(2, 2) for i in range(4)]
+
+    def quadratic(delta):
+        w = v.copy()
+        w[:2, :2] += delta
+        return float(wishart_path_fisher_exact(v, w, 0.0, align=False))
+
+    diagonal = [quadratic(b) for b in basis]
+    fisher = np.diag(diagonal)
+    for i, j in itertools.combinations(range(4), 2):
+        fisher[i, j] = fisher[j, i] = 0.5 * (quadratic(basis[i] + basis[j])
+                                             - diagonal[i] - diagonal[j])
+    return np.linalg.eigvalsh(fisher).tolist()
+
+
+def run_local(quiet):
+    from fisherrdp.fisher import ncx2_amplitude_fisher
+
+    rows = []
+    for d in LOCAL_DIMS:
+        for c in LOCAL_NORMS:
+            radial = float(ncx2_amplitude_fisher(float(d), c))
+            for shape in LOCAL_SHAPES:
+                eigenvalues = local_fisher(d, c, shape)
+                rows.append({"d": d, "C": c, "shape": shape, "radial": radial,
+                             "eigenvalues": eigenvalues})
+                if not quiet:
+                    print(f"d={d:<5} C={c:<4g} σ₂/σ₁={shape:<3g} λ_max / I(d, C) "
+                          f"{eigenvalues[-1] / radial:.9f}", flush=True)
+    return rows
+
+
+def local_markdown(rows) -> str:
+    """Per (d, C): I(d, C), 1 − λ_max(F)/I(d, C) per shape, and at rank one the second
+    eigenvalue (the rotation of the mean's direction) over I(d, C)."""
+    shapes = " | ".join(f"1 − λ_max / I, σ₂/σ₁ = {s:g}" for s in LOCAL_SHAPES)
+    lines = [f"| d | C | I(d, C) | {shapes} | rotation / I, rank one |",
+             "|---|---|---|" + "---|" * len(LOCAL_SHAPES) + "---|"]
+    for d in LOCAL_DIMS:
+        for c in LOCAL_NORMS:
+            cell = {r["shape"]: r for r in rows if r["d"] == d and r["C"] == c}
+            radial = cell[LOCAL_SHAPES[0]]["radial"]
+            ratios = " | ".join(f"{1.0 - cell[s]['eigenvalues'][-1] / radial:.1e}"
+                                for s in LOCAL_SHAPES)
+            rotation = cell[0.0]["eigenvalues"][-2] / radial
+            lines.append(f"| {d} | {c:g} | {radial:.6f} | {ratios} | {rotation:.6f} |")
+    return "\n".join(lines)
+
+
 def corner_wins(row) -> bool:
     """Whether the worst pair found is the collinear corner (to ``WIN_MARGIN``)."""
     return row["found"] <= row["corner"] * (1.0 + WIN_MARGIN)
@@ -195,7 +269,7 @@ def draw(rows, path):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("table", "map", "both"), default="both")
+    parser.add_argument("--part", choices=("table", "map", "local", "all"), default="all")
     parser.add_argument("--figure-only", action="store_true",
                         help="redraw the figure and the page's tables from the fixture")
     parser.add_argument("--quiet", action="store_true")
@@ -210,9 +284,13 @@ def main(argv=None) -> int:
             for line in _common.environment_lines():
                 print(line)
         data["environment"] = _common.environment()
-        if args.part in ("table", "both"):
+        if args.part in ("table", "all"):
             data["table"] = run_table(args.quiet)
-        if args.part in ("map", "both"):
+        if args.part in ("local", "all"):
+            start = time.perf_counter()
+            data["local"] = run_local(args.quiet)
+            data["local_seconds"] = time.perf_counter() - start
+        if args.part in ("map", "all"):
             start = time.perf_counter()
             data["map"] = run_map(args.quiet)
             data["map_seconds"] = time.perf_counter() - start
@@ -220,6 +298,9 @@ def main(argv=None) -> int:
     if "table" in data:
         _common.write_block(PAGE, "<!-- table: begin -->", "<!-- table: end -->",
                             table_markdown(data["table"]))
+    if "local" in data:
+        _common.write_block(PAGE, "<!-- local: begin -->", "<!-- local: end -->",
+                            local_markdown(data["local"]))
     if "map" in data:
         draw(data["map"], FIGURE)
         _common.write_block(PAGE, "<!-- map: begin -->", "<!-- map: end -->",

@@ -32,7 +32,7 @@ import pytest
 from helpers.benchmarks import load_benchmark
 from helpers.docs_pages import read
 
-from fisherrdp import bounds
+from fisherrdp import bounds, fisher
 from fisherrdp._src.accounting import synthetic, wishart_search, worst_case
 from fisherrdp._src.accounting.synthetic import _fisher_path_bound
 from fisherrdp._src.accounting.worst_case import sup_over_pairs
@@ -419,6 +419,35 @@ def test_search_against_the_issue_table():
     assert map_page.table_markdown(rows) in page
     assert map_page.map_markdown(WORST_PAIR["map"]) in page
     assert f"in {WORST_PAIR['map_seconds'] / 60:.1f} minutes" in page
+
+
+#: The rank-one cells of the local table (the collinear direction's I(d, C) is the largest
+#: eigenvalue): measured |1 − λ_max / I| ≤ 4.2e-9, the Fisher cubature's accuracy.
+LOCAL_RANK_ONE_RTOL = 5e-8
+
+
+def test_local_fisher_table():
+    """The limit Δ → 0 (worst_pair.md, "The local argument, measured"): the page's table is the
+    fixture's; at every rank-one mean of norm C the largest eigenvalue of the Fisher information
+    is the collinear direction's I(d, C), and at every rank-two mean of the same norm it is below;
+    one cell of each kind recomputed."""
+    bench = load_benchmark("wishart_worst_pair")
+    rows = WORST_PAIR["local"]
+    assert bench.local_markdown(rows) in read("docs/math/worst_pair.md")
+    assert {(r["d"], r["C"], r["shape"]) for r in rows} == {
+        (d, c, s) for d in bench.LOCAL_DIMS for c in bench.LOCAL_NORMS for s in bench.LOCAL_SHAPES}
+    for r in rows:
+        top = r["eigenvalues"][-1] / r["radial"]
+        if r["shape"] == 0.0:
+            assert abs(top - 1.0) <= LOCAL_RANK_ONE_RTOL, r
+        else:
+            assert top < 1.0 - 1e-7, r
+    for shape in (0.0, 0.5):
+        (stored,) = [r for r in rows if (r["d"], r["C"], r["shape"]) == (10, 1.0, shape)]
+        got = bench.local_fisher(10, 1.0, shape)
+        assert np.max(np.abs(np.subtract(got, stored["eigenvalues"]))) <= 1e-8 * got[-1]
+        assert stored["radial"] == pytest.approx(
+            float(fisher.ncx2_amplitude_fisher(10.0, 1.0)), rel=1e-13)
 
 
 def test_map_rows_recomputed():
