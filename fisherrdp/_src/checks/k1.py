@@ -152,14 +152,34 @@ def _monotone_in_alpha(grid, ev):
 LOCAL_STEP = 1e-4
 
 
+def _local_expansion_pairs(grid):
+    p = with_alpha(fisher_points(grid.d, grid.theta), grid.alpha)
+    step = LOCAL_STEP * np.minimum(p["theta"], 1.0) / p["alpha"]
+    return p | {"step": step, "a": p["theta"] + step, "b": p["theta"]}
+
+
+def _limit_renyi(grid, ev):
+    """The divergences of the two limit rows (Prop 3.1, Prop 4.3) in one evaluation: each
+    alone is smaller than a chunk."""
+
+    def compute():
+        local, prop43 = _local_expansion_pairs(grid), _proposition43_pairs(grid)
+        both = [np.concatenate([local[k], prop43[k]]) for k in ("alpha", "d", "a", "b")]
+        renyi = ev.renyi(*both)
+        n = len(local["alpha"])
+        return (local, renyi[:n]), (prop43, renyi[n:])
+
+    return ev.shared("limit_renyi", compute)
+
+
 def _local_expansion(grid, ev):
     """Prop 3.1: D_α(P_{θ+δ} ‖ P_θ)/(α I(θ) δ²/2) → 1 as δ → 0, at δ = 1e-4·min(θ, 1)/α.
 
     The next term is of relative size O(αδ·|∂ log I|) = O(αδ/min(θ, 1)), hence ``level``.
     """
-    p = with_alpha(fisher_points(grid.d, grid.theta), grid.alpha)
-    step = LOCAL_STEP * np.minimum(p["theta"], 1.0) / p["alpha"]
-    renyi = ev.renyi(p["alpha"], p["d"], p["theta"] + step, p["theta"])
+    (p, renyi), _ = _limit_renyi(grid, ev)
+    step = p["step"]
+    p = {k: p[k] for k in ("d", "theta", "alpha")}
     _, fisher, _ = _fisher(grid, ev)
     fisher = np.repeat(fisher, len(grid.alpha))
     ratio = renyi / (0.5 * p["alpha"] * fisher * step**2)
@@ -182,20 +202,24 @@ def _theorem51(grid, ev):
 PROP43_T = 100.0
 
 
+def _proposition43_pairs(grid):
+    small_d = [d for d in grid.d if d <= 10.0] or [min(grid.d)]
+    d, delta, alpha = (
+        x.ravel() for x in np.meshgrid(small_d, grid.delta, grid.alpha, indexing="ij")
+    )
+    t = np.full_like(d, PROP43_T)
+    return {"d": d, "Delta": delta, "alpha": alpha, "t": t, "a": t, "b": t + delta}
+
+
 def _proposition43(grid, ev):
     """Prop 4.3: D_α(χ²_d(t²)‖χ²_d((t+Δ)²))/(αΔ²/2) → 1 as t → ∞, sampled at t = 100, d ≤ 10.
 
     For fixed d the Fisher information is 1 − O(d/t²), so the ratio is within O(d/t²) of 1 plus
     an O(αΔ/t) correction; larger d need larger t (I(d, t) ≈ 2t²/(2t²+d)), hence d ≤ 10.
     """
-    small_d = [d for d in grid.d if d <= 10.0] or [min(grid.d)]
-    d, delta, alpha = (
-        x.ravel() for x in np.meshgrid(small_d, grid.delta, grid.alpha, indexing="ij")
-    )
-    t = np.full_like(d, PROP43_T)
-    renyi = ev.renyi(alpha, d, t, t + delta)
-    ratio = renyi / (0.5 * alpha * delta**2)
-    return Approach(ratio, 0.1, {"d": d, "Delta": delta, "alpha": alpha, "t": t})
+    _, (p, renyi) = _limit_renyi(grid, ev)
+    ratio = renyi / (0.5 * p["alpha"] * p["Delta"] ** 2)
+    return Approach(ratio, 0.1, {k: p[k] for k in ("d", "Delta", "alpha", "t")})
 
 
 K1_STATEMENTS: tuple[Statement, ...] = (
