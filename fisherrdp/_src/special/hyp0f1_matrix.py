@@ -46,7 +46,8 @@ most B_{M+1}/(1 − B_{M+2}/B_{M+1}). ``return_error=True`` returns this tail ov
 sum (a bound on the error of log ₀F₁ from truncation, ≥ log(1 + tail/F)) plus a rounding
 allowance 16 k ε max|L_κ| over the terms that matter. The truncation (J for k = 2, M for
 k ≥ 3) is chosen from concrete arguments (k ≥ 3: the smallest M whose tail bound is below
-ε/100 of the lower bound ₀F₁(b; λ_max) ≥ its largest term; k = 2: an estimate of where the
+ε times the lower bound ₀F₁(b; λ_max) ≥ its largest term, so that the truncation adds at most ε
+to the error of the logarithm, under 1/48 of the rounding allowance; k = 2: an estimate of where the
 terms fall below ε e^{-7} of the largest), rounded up to a multiple of 16 (k = 2) or 8 (k ≥ 3)
 to reuse compiled code, and capped at ``K2_MAX_TERMS`` = 256 and ``MAX_PARTITION_SIZE``
 (k = 3: 64, k = 4: 56, k ≥ 5: 32); inside ``jit`` (traced arguments) the caps are used. The
@@ -158,7 +159,7 @@ def _log_tail_bound_sizes(
 
 
 def _choose_partition_size(b: np.ndarray, x: np.ndarray, eps: float) -> int:
-    """Smallest M (multiple of 8) whose tail bound is below eps·1e-2 of a lower bound of ₀F₁."""
+    """Smallest M (multiple of 8) whose tail bound is below eps times a lower bound of ₀F₁."""
     from scipy.special import gammaln
 
     k = x.shape[-1]
@@ -181,9 +182,9 @@ def _choose_partition_size(b: np.ndarray, x: np.ndarray, eps: float) -> int:
         )
         log_b = _log_tail_bound_sizes(n, np.log(trace)[:, None], b[:, None], k)
     lower = np.maximum(lower, 0.0)
-    # tail beyond M ≤ B_{M+1}/(1 − ρ); require B_{M+1} ≤ eps·1e-2·lower and ρ ≤ 1/2.
+    # tail beyond M ≤ B_{M+1}/(1 − ρ) ≤ 2 B_{M+1}; require B_{M+1} ≤ (eps/2)·lower and ρ ≤ 1/2.
     ratio_ok = np.diff(log_b, axis=1) <= -math.log(2.0)
-    ok = (log_b[:, :-1] <= lower[:, None] + math.log(eps) - math.log(100.0)) & ratio_ok
+    ok = (log_b[:, :-1] <= lower[:, None] + math.log(0.5 * eps)) & ratio_ok
     ok[:, -1] = True
     need = int(np.argmax(ok, axis=1).max())  # index i ↔ n = i + 1 = M + 1
     return int(min(cap, max(8, -(-need // 8) * 8)))
