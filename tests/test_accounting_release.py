@@ -200,8 +200,28 @@ def test_epsilon_inverts_the_profile(example_mechanism):
     for delta, exact in zip(deltas, res.values):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            converted, _ = rdp_to_dp(alphas, rdp, delta)
+            converted, alpha = rdp_to_dp(alphas, rdp, delta)
+            assert mech.epsilon_via_rdp(delta, alphas) == (converted, alpha)
         assert converted >= exact
+
+
+def test_epsilon_via_rdp_takes_the_supremum_only_where_it_can_win(example_mechanism, monkeypatch):
+    """The corner bounds the supremum from below: at δ = 1e-5 one order of 16 is searched, and
+    the result is the conversion of the whole curve; for k > 1 it converts the bound."""
+    alphas = np.geomspace(1.05, 512.0, 16)
+    full = rdp_to_dp(alphas, example_mechanism.rdp(alphas, evidence=False), 1e-5)
+    searched = []
+    real = SyntheticReleaseMechanism.rdp
+
+    def recording(self, orders, **kwargs):
+        searched.append(np.size(orders))
+        return real(self, orders, **kwargs)
+
+    monkeypatch.setattr(SyntheticReleaseMechanism, "rdp", recording)
+    assert SyntheticReleaseMechanism(100, 1, 1.0, 0.1).epsilon_via_rdp(1e-5, alphas) == full
+    assert searched == [1]
+    k2 = SyntheticReleaseMechanism(12, 2, 1.0, 0.3)
+    assert k2.epsilon_via_rdp(1e-5, alphas) == rdp_to_dp(alphas, k2.rdp(alphas), 1e-5)
 
 
 def test_the_epsilon_search_fills_each_call_and_has_a_cap(monkeypatch):
@@ -669,6 +689,10 @@ def test_bad_call_arguments(example_mechanism):
         example_mechanism.epsilon(0.0)
     with pytest.raises(ValueError, match="alphas"):
         example_mechanism.rdp(1.0)
+    with pytest.raises(ValueError, match="delta"):
+        example_mechanism.epsilon_via_rdp(1.0, [2.0, 8.0])
+    with pytest.raises(ValueError, match="alphas"):
+        example_mechanism.epsilon_via_rdp(1e-5, [1.0, 8.0])
     with pytest.raises(ValueError, match="eps"):
         example_mechanism.privacy_profile(-0.1)
     with pytest.raises(ValueError, match="target_delta"):

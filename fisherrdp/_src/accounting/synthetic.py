@@ -431,6 +431,75 @@ class SyntheticReleaseMechanism:
         res = self._memoized(("epsilon",), grid, compute)
         return res if details else _shaped(res.values, delta)
 
+    def epsilon_via_rdp(
+        self, delta: float, alphas: ArrayLike, *, method: str = "balle2020"
+    ) -> tuple[float, float]:
+        r"""The (ε, δ) guarantee that the RDP curve implies on a grid of orders.
+
+        .. math::
+
+            \varepsilon = \min_{\alpha} \varepsilon_{\mathrm{conv}}\bigl(\alpha,
+            \varepsilon_R(\alpha)\bigr), \qquad \varepsilon_R = \text{:meth:`rdp`},
+
+        equal to ``rdp_to_dp(alphas, self.rdp(alphas), delta, method=method)``
+        (:func:`~fisherrdp.accounting.rdp_to_dp`) and never below :meth:`epsilon`, the exact
+        ε. For k = 1 it evaluates fewer divergences: the corner pair
+        :math:`\{C, C - \Delta\}` is admissible, so its divergence is a lower bound of
+        :math:`\varepsilon_R(\alpha)`, and the conversion increases with
+        :math:`\varepsilon_R`; the supremum over pairs is computed only at the orders whose
+        corner conversion is below the best ε found so far, taken in increasing order of it
+        (one order where the corner is the worst pair), the others cannot attain the minimum.
+
+        Args:
+            delta: :math:`\delta \in (0, 1)`, a scalar.
+            alphas: Orders :math:`\alpha > 1`, 1-D (the grid of the conversion).
+            method: The conversion, as in :func:`~fisherrdp.accounting.rdp_to_dp`.
+
+        Returns:
+            ``(epsilon, optimal_alpha)``, as :func:`~fisherrdp.accounting.rdp_to_dp` returns.
+
+        Raises:
+            ValueError: For an order :math:`\le 1`, δ outside (0, 1) or an unknown ``method``.
+
+        Examples:
+            >>> import numpy as np
+            >>> from fisherrdp.accounting import SyntheticReleaseMechanism, rdp_to_dp
+            >>> mech = SyntheticReleaseMechanism(d=100, k=1, C=1.0, sensitivity=0.1)
+            >>> alphas = 1.0 + np.geomspace(0.05, 4095.0, 64)
+            >>> eps, alpha = mech.epsilon_via_rdp(1e-5, alphas)
+            >>> print(f"{eps:.6f} at alpha = {alpha:.1f}")
+            0.049915 at alpha = 194.4
+            >>> bool(eps >= mech.epsilon(1e-5))
+            True
+        """
+        require_concrete(HOST_ONLY, alphas=alphas)
+        check_concrete("alphas", alphas, lower=1, lower_inclusive=False, allow_nan=False)
+        _check_probability("delta", delta)
+        grid = np.atleast_1d(np.asarray(alphas, np.float64))
+        delta = float(delta)
+        if not self.exact:
+            return rdp_to_dp(grid, np.asarray(self.rdp(grid)), delta, method=method)
+
+        def convert(x, r):
+            return rdp_to_dp(x, r, delta, method=method)[0]
+
+        c, n = self.norm_bound, len(grid)
+        low = c - min(self.scaled_sensitivity, c)
+        (both,) = map_points(
+            self._pair_renyi,
+            [np.tile(grid, 2), np.repeat([c, low], n), np.repeat([low, c], n), *self._constants],
+            chunk=CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK,
+        )
+        values = np.maximum(both[:n], both[n:])  # the corner: a lower bound of the supremum
+        lower = np.array([convert(x, r) for x, r in zip(grid, values)])
+        best = np.inf
+        for i in np.argsort(lower, kind="stable"):
+            if lower[i] > best:
+                break
+            values[i] = self.rdp(grid[i], evidence=False)
+            best = min(best, convert(grid[i], values[i]))
+        return rdp_to_dp(grid, values, delta, method=method)
+
     def worst_pair_search(self, alphas: ArrayLike) -> PairSearch:
         r"""k ≥ 2: the exact divergence at the worst admissible pair a search finds.
 
