@@ -6,6 +6,7 @@ import pathlib
 import numpy as np
 import pytest
 
+from fisherrdp._src.accounting import wishart_search
 from fisherrdp._src.commands.cli import main
 from fisherrdp.accounting import SyntheticReleaseMechanism, to_dp_accounting_pld
 
@@ -105,7 +106,10 @@ def test_account_command_json(tmp_path, capsys):
     assert report["subsampled"]["synthetic"] < report["epsilon"]["synthetic"]
 
 
-def test_account_command_k2_and_errors(capsys):
+def test_account_command_k2_and_errors(capsys, monkeypatch):
+    # Climbs of 4 steps: the command's wiring is the point here; the default search's results
+    # are held by tests/test_accounting_release.py.
+    monkeypatch.setattr(wishart_search, "CLIMB_STEPS", 4)
     assert main(["account", "--k", "2", "--d", "5", "--sensitivity", "0.5", "--alphas", "4"]) == 0
     out = capsys.readouterr().out
     assert "upper bound" in out and "found (lower)" in out and "not a guarantee" in out
