@@ -34,7 +34,11 @@ from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import DIMENSION, NONNEG, Domain, validated
 from fisherrdp._src.distributions.ncx2.density import LOG2
-from fisherrdp._src.distributions.ncx2.tails import TAIL_BUCKET_CAP, log_cdf_sf_values
+from fisherrdp._src.distributions.ncx2.tails import (
+    TAIL_BUCKET_CAP,
+    log_cdf_sf_partials,
+    log_cdf_sf_values,
+)
 
 __all__ = [
     "isf",
@@ -143,13 +147,15 @@ def _quantile_jvp(primals, tangents):
     if isinstance(ddf, SymbolicZero) and isinstance(dnc, SymbolicZero):
         log_cdf, log_sf, log_density = log_cdf_sf_values(x_in, df, nc)
         dcdf = dsf = jnp.zeros_like(x)
-    else:  # the df, nc tangents of log F, log S at fixed x, as in _log_cdf_sf_jvp
+    else:  # the df, nc tangents of log F, log S at fixed x, as in log_cdf_sf's rule
         zero = jnp.zeros_like(x)
         ddf = zero if isinstance(ddf, SymbolicZero) else ddf
         dnc = zero if isinstance(dnc, SymbolicZero) else dnc
-        (log_cdf, log_sf, log_density), (dcdf, dsf, _) = jax.jvp(
-            log_cdf_sf_values, (x_in, df, nc), (zero, ddf, dnc)
+        log_cdf, log_sf, log_density, cdf_partials, sf_partials = log_cdf_sf_partials(
+            x_in, df, nc
         )
+        dcdf = cdf_partials[..., 0] * ddf + cdf_partials[..., 1] * dnc
+        dsf = sf_partials[..., 0] * ddf + sf_partials[..., 1] * dnc
     if isinstance(d_log_p, SymbolicZero):
         d_log_p = jnp.zeros_like(x)
     is_lower = lower > 0.5

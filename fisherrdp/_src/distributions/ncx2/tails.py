@@ -34,8 +34,12 @@ log-density is compiled once (compilation, not evaluation, dominates the cost).
 
 Derivatives (``custom_jvp``): :math:`\partial_x \log F = p/F` and
 :math:`\partial_x \log S = -p/S` exactly (with :math:`\log p(x)` taken from the probe at
-:math:`t = 0`); the df and nc tangents differentiate the quadrature with the span held fixed
-(the integration limits do not depend on df and nc, so this is exact up to quadrature error).
+:math:`t = 0`); the df and nc partials are the quadrature of the integrand's partials on the
+same nodes, with the span held fixed (the integration limits do not depend on df and nc, so this
+is exact up to quadrature error): :math:`\sum_i \mathrm{softmax}(\log h + \log w)_i\,
+\partial\log h_i`, from the linearized integrand (:func:`log_cdf_sf_partials`), so that no
+derivative goes through the quadrature's loop (reverse mode transposes products only:
+``jax.jacrev`` of ``cdf`` compiles in 5–6 s instead of 14–16 s).
 
 Accuracy (float64) against 40-digit mpmath Poisson-mixture references
 (``tests/fixtures/make_ncx2_cdf_fixtures.py``: 522 points, df ∈ {1, 1.5, 2, 5, 10, 100, 1e3,
@@ -69,6 +73,7 @@ from fisherrdp._src.numerics.quadrature import composite_gauss_legendre
 __all__ = [
     "cdf",
     "log_cdf_sf",
+    "log_cdf_sf_partials",
     "log_cdf_sf_values",
     "logcdf",
     "logsf",
@@ -130,11 +135,15 @@ def _log_tail_integrand(t, left, x, df, nc):
     return LOG2 + log_jacobian + logpdf_kernel(y, df, nc)
 
 
-def _log_cdf_sf_quadrature(x, df, nc):
-    """(log P(Y ≤ x), log P(Y > x), log p(x)) by quadrature of the smaller side, finite x > 0.
+def _log_cdf_sf_quadrature(x, df, nc, *, partials: bool = False):
+    """(log P(Y ≤ x), log P(Y > x), log p(x)) by quadrature of the smaller side, finite x > 0;
+    with ``partials``, also the (df, nc) partials of the first two (trailing axis of 2).
 
     Two passes of one loop body (so that the log-density is compiled once): pass 0 evaluates
     the integrand at t = 0 and at the candidate spans and picks the span, pass 1 at the nodes.
+    The partials hold the span fixed (the integration limits do not depend on df and nc):
+    ∂ log ∫ = Σ softmax(log h + log w) ∂ log h, with ∂ log h from the linearized integrand
+    (one primal, both tangents batched), so that no derivative ever goes through the loop.
     """
     dtype = x.dtype
     drop = DROP_MARGIN - math.log(float(jnp.finfo(dtype).eps))
@@ -146,43 +155,83 @@ def _log_cdf_sf_quadrature(x, df, nc):
     probe = jax.lax.stop_gradient(u_max[..., None] * jnp.asarray(probe_unit, dtype))
     nodes = jnp.asarray(_TAIL_NODES, dtype)
     log_weights = jnp.log(jnp.asarray(_TAIL_WEIGHTS, dtype))
+    basis = jnp.eye(2, dtype=dtype).reshape((2,) + (1,) * x.ndim + (2,))
+
+    def integrand(t):
+        """log h at the offsets t, and with ``partials`` its (df, nc) partials (..., nodes, 2)."""
+        if not partials:
+            return _log_tail_integrand(t, left, x, df, nc), None
+        log_h, linear = jax.linearize(lambda df, nc: _log_tail_integrand(t, left, x, df, nc),
+                                      df, nc)
+        d_log_h = jax.vmap(linear)(basis[..., 0] * jnp.ones_like(df),
+                                   basis[..., 1] * jnp.ones_like(nc))
+        return log_h, jnp.moveaxis(d_log_h, 0, -1)
 
     def one_pass(i, state):
-        span, log_h_start, _ = state
-        log_h = _log_tail_integrand(jnp.where(i == 0, probe, span[..., None] * nodes),
-                                    left, x, df, nc)
+        span, log_h_start, _, _ = state
+        log_h, d_log_h = integrand(jnp.where(i == 0, probe, span[..., None] * nodes))
         # Largest candidates first: keep halving while the drop is still reached.
         drops = jax.lax.stop_gradient(log_h[..., :1] - log_h[..., 1 : halvings.size + 1])
         kept = jnp.sum(jnp.cumprod(drops >= drop, axis=-1), axis=-1)
         chosen = u_max * jnp.exp2(-jnp.maximum(kept - 1, 0).astype(dtype))
-        log_integral = jax.nn.logsumexp(log_h + log_weights, -1) + jnp.log(span)
+        log_terms = log_h + log_weights
+        log_integral = jax.nn.logsumexp(log_terms, -1) + jnp.log(span)
+        d_integral = (jnp.zeros(x.shape + (2,), dtype) if d_log_h is None else
+                      jnp.sum(jax.nn.softmax(log_terms, -1)[..., None] * d_log_h, -2))
         first = i == 0
         return (jnp.where(first, jax.lax.stop_gradient(chosen), span),
                 jnp.where(first, log_h[..., 0], log_h_start),
-                log_integral)
+                log_integral, d_integral)
 
-    init = (u_max, jnp.zeros_like(x), jnp.zeros_like(x))
-    _, log_h_start, log_direct = jax.lax.fori_loop(0, 2, one_pass, init)
+    init = (u_max, jnp.zeros_like(x), jnp.zeros_like(x), jnp.zeros(x.shape + (2,), dtype))
+    _, log_h_start, log_direct, d_direct = jax.lax.fori_loop(0, 2, one_pass, init)
+    clipped = log_direct > 0.0
     log_direct = jnp.minimum(log_direct, 0.0)
     log_other = _log1mexp(log_direct)
     log_p = log_h_start - LOG2 - jnp.where(left, 1.0, 0.5) * jnp.log(x)
-    return (jnp.where(left, log_direct, log_other), jnp.where(left, log_other, log_direct),
-            log_p)
+    log_cdf = jnp.where(left, log_direct, log_other)
+    log_sf = jnp.where(left, log_other, log_direct)
+    if not partials:
+        return log_cdf, log_sf, log_p
+    # log(1 − e^{D}) has the derivative −e^{D − log(1 − e^{D})} ∂D.
+    d_direct = jnp.where(clipped[..., None], 0.0, d_direct)
+    finite_other = log_other > -jnp.inf
+    rate = jnp.exp(log_direct - jnp.where(finite_other, log_other, 0.0))
+    d_other = jnp.where(finite_other[..., None], -rate[..., None] * d_direct, 0.0)
+    side = left[..., None]
+    return (log_cdf, log_sf, log_p, jnp.where(side, d_direct, d_other),
+            jnp.where(side, d_other, d_direct))
 
 
-def log_cdf_sf_values(x, df, nc):
-    """(logcdf, logsf, log p(x)) on broadcast float arrays, with the edges x ≤ 0, x = inf and
-    bad df/nc (log p(x) is only meaningful for finite x > 0)."""
+def _with_edges(x, df, nc, partials: bool):
+    """The quadrature's outputs on broadcast float arrays, with the edges x ≤ 0, x = inf and
+    bad df/nc (log p(x) is only meaningful for finite x > 0; the partials are 0 at the edges)."""
     inside = (x > 0.0) & (x < jnp.inf)
     x_safe = jnp.where(inside, x, df + nc)
     valid = (df >= 1.0) & (nc >= 0.0)
     df_safe = jnp.where(valid, df, 1.0)
     nc_safe = jnp.where(valid, nc, 0.0)
-    log_cdf, log_sf, log_p = _log_cdf_sf_quadrature(x_safe, df_safe, nc_safe)
+    log_cdf, log_sf, log_p, *rest = _log_cdf_sf_quadrature(x_safe, df_safe, nc_safe,
+                                                           partials=partials)
     log_cdf = jnp.where(inside, log_cdf, jnp.where(x > 0.0, 0.0, -jnp.inf))
     log_sf = jnp.where(inside, log_sf, jnp.where(x > 0.0, -jnp.inf, 0.0))
     nan = jnp.array(jnp.nan, x.dtype)
-    return jnp.where(valid, log_cdf, nan), jnp.where(valid, log_sf, nan), log_p
+    values = (jnp.where(valid, log_cdf, nan), jnp.where(valid, log_sf, nan), log_p)
+    keep = (inside & valid)[..., None]
+    return values + tuple(jnp.where(keep, r, 0.0) for r in rest)
+
+
+def log_cdf_sf_values(x, df, nc):
+    """(logcdf, logsf, log p(x)) on broadcast float arrays, with the edges x ≤ 0, x = inf and
+    bad df/nc (log p(x) is only meaningful for finite x > 0)."""
+    return _with_edges(x, df, nc, partials=False)
+
+
+def log_cdf_sf_partials(x, df, nc):
+    """:func:`log_cdf_sf_values` and the (df, nc) partials of logcdf and logsf (trailing axis
+    of 2, zero at the edges), from values only (no derivative through the quadrature's loop):
+    for the derivative rules of the distribution functions and the quantiles."""
+    return _with_edges(x, df, nc, partials=True)
 
 
 @jax.custom_jvp
@@ -192,16 +241,16 @@ def log_cdf_sf(x, df, nc):
 
 @log_cdf_sf.defjvp
 def _log_cdf_sf_jvp(primals, tangents):
-    """x-tangent exactly from the density; df, nc tangents through the quadrature."""
+    """x-tangent exactly from the density; df, nc tangents from the partials at the nodes."""
     x, df, nc = primals
     dx, ddf, dnc = tangents
-    (log_cdf, log_sf, log_p), (d_cdf, d_sf, _) = jax.jvp(
-        log_cdf_sf_values, (x, df, nc), (jnp.zeros_like(x), ddf, dnc)
-    )
+    log_cdf, log_sf, log_p, cdf_partials, sf_partials = log_cdf_sf_partials(x, df, nc)
     inside = (x > 0.0) & (x < jnp.inf)
     cdf_rate = jnp.where(inside, jnp.exp(log_p - jnp.where(inside, log_cdf, 0.0)), 0.0)
     sf_rate = jnp.where(inside, jnp.exp(log_p - jnp.where(inside, log_sf, 0.0)), 0.0)
-    return (log_cdf, log_sf), (d_cdf + cdf_rate * dx, d_sf - sf_rate * dx)
+    d_cdf = cdf_partials[..., 0] * ddf + cdf_partials[..., 1] * dnc + cdf_rate * dx
+    d_sf = sf_partials[..., 0] * ddf + sf_partials[..., 1] * dnc - sf_rate * dx
+    return (log_cdf, log_sf), (d_cdf, d_sf)
 
 
 _log_cdf_sf_jit = jax.jit(log_cdf_sf)
