@@ -225,6 +225,17 @@ class SyntheticReleaseMechanism:
         return (self.d,) if math.isinf(self.n_syn) else (self.d, self.n_syn)
 
     @property
+    def _chunk(self) -> int:
+        """Points per compiled call of the pair kernels: n_syn = inf, the cheap kernel's
+        ``CHUNK``; finite n_syn, ``FINITE_CHUNK``."""
+        return CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK
+
+    @property
+    def _corner(self) -> tuple[float, float]:
+        """The corner pair (C, C − Δ) in units of σ (C − Δ clipped at 0): an admissible pair."""
+        return self.norm_bound, self.norm_bound - min(self.scaled_sensitivity, self.norm_bound)
+
+    @property
     def _pair_renyi(self):
         """The Rényi pair kernel ``fn(alpha, a, b, *self._constants)``."""
         return renyi_pair if math.isinf(self.n_syn) else release_renyi_pair
@@ -244,7 +255,7 @@ class SyntheticReleaseMechanism:
             constants=() if host else self._constants,
             symmetric=symmetric,
             evidence=evidence,
-            chunk=None if host else CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK,
+            chunk=None if host else self._chunk,
         )
         return dataclasses.replace(res, a=res.a * self.sigma, b=res.b * self.sigma, method=method)
 
@@ -252,10 +263,7 @@ class SyntheticReleaseMechanism:
         """Smallest ε with the pair's profile ≤ δ (:func:`_invert_profile` on the chunked
         profile, which shares its compiled kernel with :meth:`privacy_profile`): each round
         fills one chunk with ε's of every δ's bracket."""
-
-        # n_syn = inf: the cheap kernel shared with privacy_profile; finite n_syn: small chunks.
-        chunk = CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK
-        fn, constants = self._pair_profile, self._constants
+        chunk, fn, constants = self._chunk, self._pair_profile, self._constants
 
         def profile(eps, a, b):
             return map_points(fn, [eps, a, b, *constants], chunk=chunk)[0]
@@ -269,11 +277,7 @@ class SyntheticReleaseMechanism:
         ε_corner(δ) is ≤ δ, every pair meets δ there and equality holds. Otherwise (never seen)
         every pair's profile is inverted on the boundary scan.
         """
-        gap = min(self.scaled_sensitivity, self.norm_bound)
-        a, b = (
-            np.full(len(delta), self.norm_bound),
-            np.full(len(delta), self.norm_bound - gap),
-        )
+        a, b = (np.full(len(delta), x) for x in self._corner)
         eps = self._pair_epsilon(delta, a, b)
         check = self._worst_case(self._pair_profile, eps, symmetric=True, method="exact")
         if np.all(check.values <= delta * (1.0 + 1e-9)):
@@ -483,12 +487,11 @@ class SyntheticReleaseMechanism:
         def convert(x, r):
             return rdp_to_dp(x, r, delta, method=method)[0]
 
-        c, n = self.norm_bound, len(grid)
-        low = c - min(self.scaled_sensitivity, c)
+        (c, low), n = self._corner, len(grid)
         (both,) = map_points(
             self._pair_renyi,
             [np.tile(grid, 2), np.repeat([c, low], n), np.repeat([low, c], n), *self._constants],
-            chunk=CHUNK if math.isinf(self.n_syn) else FINITE_CHUNK,
+            chunk=self._chunk,
         )
         values = np.maximum(both[:n], both[n:])  # the corner: a lower bound of the supremum
         lower = np.array([convert(x, r) for x, r in zip(grid, values)])

@@ -155,16 +155,17 @@ def _log_cdf_sf_quadrature(x, df, nc, *, partials: bool = False):
     probe = jax.lax.stop_gradient(u_max[..., None] * jnp.asarray(probe_unit, dtype))
     nodes = jnp.asarray(_TAIL_NODES, dtype)
     log_weights = jnp.log(jnp.asarray(_TAIL_WEIGHTS, dtype))
-    basis = jnp.eye(2, dtype=dtype).reshape((2,) + (1,) * x.ndim + (2,))
 
     def integrand(t):
-        """log h at the offsets t, and with ``partials`` its (df, nc) partials (..., nodes, 2)."""
+        """log h at the offsets t, and with ``partials`` its (df, nc) partials (..., nodes, 2)
+        (in both passes: one body, one compiled copy; pass 0's partials are not used)."""
         if not partials:
             return _log_tail_integrand(t, left, x, df, nc), None
         log_h, linear = jax.linearize(lambda df, nc: _log_tail_integrand(t, left, x, df, nc),
                                       df, nc)
-        d_log_h = jax.vmap(linear)(basis[..., 0] * jnp.ones_like(df),
-                                   basis[..., 1] * jnp.ones_like(nc))
+        unit_df = jnp.stack([jnp.ones_like(df), jnp.zeros_like(df)])
+        unit_nc = jnp.stack([jnp.zeros_like(nc), jnp.ones_like(nc)])
+        d_log_h = jax.vmap(linear)(unit_df, unit_nc)  # ∂/∂df, then ∂/∂nc
         return log_h, jnp.moveaxis(d_log_h, 0, -1)
 
     def one_pass(i, state):
