@@ -104,13 +104,13 @@ made by ``tests/fixtures/make_release_k1_fixtures.py``: the mixture summed term 
 mpmath with an mpmath outer quadrature, independent of the recurrences, anchors, windows and
 rules above; ``tests/test_release_k1.py`` fails above 10 × the measured numbers, the claims of
 ``tests/fixtures/accuracy/release_k1.json``): the 26 Rényi rows outside n_syn = 1 with
-d ≥ 100 within 8.6e-14 relative (α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7] and
+d ≥ 100 within 2.8e-13 relative (α ∈ [1.01, 64], d ∈ [1, 1000], n_syn ∈ [1, 1e7] and
 non-integer, a, b ∈ [0, 20], a ≈ b, a or b = 0); the two rows with n_syn = 1, d ≥ 100 within
 1.5e-12; the 10 bimodal references of ``tests/fixtures/make_release_k1_bimodal.py`` (a second
-mode far in the left tail) within 1.2e-12, and its corner-shaped far peak at
-(32, 1, 10, 10, 12) within 5.6e-11; the 3 references of
+mode far in the left tail) within 4.2e-12, and its corner-shaped far peak at
+(32, 1, 10, 10, 12) within 5.4e-11; the 3 references of
 ``tests/fixtures/make_release_k1_tilted.py`` (the tilted integrand's peak far right, α = 64 to
-256) within 6.3e-14; the 9 hockey-stick rows within 5.5e-15 absolute. The
+256) within 1.1e-13; the 9 hockey-stick rows within 2.6e-15 absolute. The
 log-density against mpmath term by term (``tests/fixtures/make_release_k1_density.py``: s from
 −100 to the right tail, d = n_syn = 1 and 2, n_syn = 1 with d = 100, n_syn = 1000, a = 20,
 d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
@@ -120,7 +120,7 @@ d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100,
 99): ``docs/math/release.md``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
-``BUCKET_CAP``. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
+``CPU_BUCKET_CAP`` points on a CPU, ``BUCKET_CAP`` on an accelerator. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
 functions, side by side.
 """
 
@@ -172,7 +172,7 @@ MAX_STEPS = 1 << 21
 #: of the grid, zooms onto the cells within the drop below its maximum (50 and a margin for the
 #: approximation).
 TOP_DOUBLINGS = 4
-INDEX_GRID = 16
+INDEX_GRID = 8
 INDEX_ZOOMS = 3
 INDEX_DROP = 60.0
 #: Outer rule: points of the search grid (also the batch of nodes evaluated at a time), zooms
@@ -198,8 +198,13 @@ STIRLING_MIN = 20.0
 #: Lowest s = log t searched (x = e^{s/2} stays a normal float64; the tilted integrand of
 #: a < b peaks far left only where the tilt's gain outweighs the tail's slope).
 S_FLOOR = -1400.0
-#: Largest chunk of an eager call (``map_bucketed``).
+#: Largest chunk of an eager call (``map_bucketed``; its points sorted by max(a, b)), by
+#: platform: a chunk's loops run as long as its longest Poisson window, so chunks are as small
+#: as keeps the device busy: on a CPU 32 points (2 × 32 × 32 chains, thousands of lanes; the
+#: benchmark's 64 points ran 1.2× faster in two chunks than in one, 2 cores), on an accelerator
+#: 256.
 BUCKET_CAP = 256
+CPU_BUCKET_CAP = 32
 #: Points a call computes at once: larger calls (under ``jit``, or a scan's chunk) run slices
 #: of this many points in sequence, so that their temporaries stay those of ``SLICE`` points
 #: (``docs/math/release.md#memory``).
@@ -1068,7 +1073,8 @@ def _dispatch_in_dtype(hockey, x, d, n, a, b):
     kernel = _release_vec if infinite.any() else release_finite_vec
     flat = [np.broadcast_to(np.asarray(v), shape).ravel() for v in (x, d, n, a, b)]
     order = np.argsort(np.maximum(flat[3], flat[4]), kind="stable")
-    (value,) = map_bucketed(kernel, *(v[order] for v in flat), static=(hockey,), cap=BUCKET_CAP)
+    cap = CPU_BUCKET_CAP if jax.local_devices()[0].platform == "cpu" else BUCKET_CAP
+    (value,) = map_bucketed(kernel, *(v[order] for v in flat), static=(hockey,), cap=cap)
     out = np.empty(order.shape, np.asarray(value).dtype)
     out[order] = np.asarray(value)
     return jax.device_put(out.reshape(shape))
