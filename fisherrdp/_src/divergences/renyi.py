@@ -73,9 +73,13 @@ nodes as a centre and an offset formed in float64 where the device has it, and s
 (``NODES_FLOAT32``, ``Z_NODES_FLOAT32``): ``docs/math/renyi.md#float32-the-nodes``.
 
 **Cost.** 2 × 320 quadrature nodes per element (float32: 2 × 200), each with a log-density and
-``Z_NODES`` + 2 Bessel evaluations (float32: ``Z_NODES_FLOAT32`` + 2): about 1 ms per element
-in float64 (``bench_scan.py``: ~930 points/s on two CPU cores; float32 ~1 700);
-compiling takes ~20–30 s (the derivative ~100 s). Not for tight inner loops over millions of points.
+``Z_NODES`` + 2 Bessel evaluations (float32: ``Z_NODES_FLOAT32`` + 2): 0.6–1 ms per element
+in float64 on two CPU cores (``bench_release_k1.py``'s 64 points: 1676–1732 points/s, AMD EPYC,
+2026-12-07; ``bench_scan.py``'s chunks: ~930 points/s, float32 ~1 700, on an earlier machine).
+Compiling, with the cache off (2026-12-07): the value for 64 points ~2 s, ``jax.jit(jax.grad)``
+in all four arguments ~5 s (most of it the order's derivative through the Bessel core at every
+node: with ``d`` alone differentiated the program is as large). Not for tight inner loops over
+millions of points.
 """
 
 from __future__ import annotations
