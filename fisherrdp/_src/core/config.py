@@ -198,6 +198,13 @@ def for_precision(dtype, double, single):
     return single if needs_compensation(dtype) else double
 
 
+def for_device(cpu, accelerator):
+    """``cpu`` where the local devices are CPUs, ``accelerator`` elsewhere: how a kernel sizes
+    what it computes at once (a CPU's vector units fill with far fewer points than a GPU or a
+    TPU). Example: on a CPU, ``for_device(32, 256)`` is 32."""
+    return cpu if jax.local_devices()[0].platform == "cpu" else accelerator
+
+
 _AS_ON_A_TPU = contextvars.ContextVar("fisherrdp_as_on_a_tpu", default=False)
 
 

@@ -135,7 +135,7 @@ import numpy as np
 from jax.scipy.special import digamma, gammaln, logsumexp, polygamma
 from jax.typing import ArrayLike
 
-from fisherrdp._src.core.config import as_float_arrays, in_wide_dtype
+from fisherrdp._src.core.config import as_float_arrays, for_device, in_wide_dtype
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import (
     DIMENSION,
@@ -1073,8 +1073,8 @@ def _dispatch_in_dtype(hockey, x, d, n, a, b):
     kernel = _release_vec if infinite.any() else release_finite_vec
     flat = [np.broadcast_to(np.asarray(v), shape).ravel() for v in (x, d, n, a, b)]
     order = np.argsort(np.maximum(flat[3], flat[4]), kind="stable")
-    cap = CPU_BUCKET_CAP if jax.local_devices()[0].platform == "cpu" else BUCKET_CAP
-    (value,) = map_bucketed(kernel, *(v[order] for v in flat), static=(hockey,), cap=cap)
+    (value,) = map_bucketed(kernel, *(v[order] for v in flat), static=(hockey,),
+                            cap=for_device(CPU_BUCKET_CAP, BUCKET_CAP))
     out = np.empty(order.shape, np.asarray(value).dtype)
     out[order] = np.asarray(value)
     return jax.device_put(out.reshape(shape))

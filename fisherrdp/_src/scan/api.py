@@ -13,6 +13,7 @@ import jax
 import numpy as np
 
 from fisherrdp._src.core import engine
+from fisherrdp._src.core.config import for_device
 from fisherrdp._src.scan.grid import Layout, Points, make_layout
 from fisherrdp._src.scan.registry import Quantity, resolve
 from fisherrdp._src.scan.store import Store, check_existing, open_store
@@ -132,8 +133,7 @@ def _working_dtype(dtype) -> np.dtype:
 
 def default_chunk(q: Quantity) -> int:
     """Points per block (per device and call) when none is given; larger on accelerators."""
-    factor = 1 if jax.local_devices()[0].platform == "cpu" else ACCELERATOR_CHUNK_FACTOR
-    return q.chunk * factor
+    return q.chunk * for_device(1, ACCELERATOR_CHUNK_FACTOR)
 
 
 #: How long a process waits at a barrier for the others (they may still be compiling).

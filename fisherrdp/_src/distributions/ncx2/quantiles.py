@@ -36,7 +36,7 @@ from fisherrdp._src.core.validation import DIMENSION, NONNEG, Domain, validated
 from fisherrdp._src.distributions.ncx2.density import LOG2
 from fisherrdp._src.distributions.ncx2.tails import (
     TAIL_BUCKET_CAP,
-    log_cdf_sf_partials,
+    log_cdf_sf_tangents,
     log_cdf_sf_values,
 )
 
@@ -151,11 +151,7 @@ def _quantile_jvp(primals, tangents):
         zero = jnp.zeros_like(x)
         ddf = zero if isinstance(ddf, SymbolicZero) else ddf
         dnc = zero if isinstance(dnc, SymbolicZero) else dnc
-        log_cdf, log_sf, log_density, cdf_partials, sf_partials = log_cdf_sf_partials(
-            x_in, df, nc
-        )
-        dcdf = cdf_partials[..., 0] * ddf + cdf_partials[..., 1] * dnc
-        dsf = sf_partials[..., 0] * ddf + sf_partials[..., 1] * dnc
+        log_cdf, log_sf, log_density, dcdf, dsf = log_cdf_sf_tangents(x_in, df, nc, ddf, dnc)
     if isinstance(d_log_p, SymbolicZero):
         d_log_p = jnp.zeros_like(x)
     is_lower = lower > 0.5
