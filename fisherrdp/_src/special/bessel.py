@@ -412,6 +412,12 @@ def _limit_at_zero(v: jax.Array, at_zero_order: float) -> jax.Array:
     return jnp.where(v == 0.0, at_zero_order, jnp.where(v > 0.0, jnp.inf, -jnp.inf))
 
 
+def _log_i_slope(v: jax.Array, x: jax.Array, ratio: jax.Array) -> jax.Array:
+    """∂ₓ log I_v(x) = R_v(x) + v/x (its limit at x = 0)."""
+    positive = x > 0.0
+    return jnp.where(positive, ratio + v / jnp.where(positive, x, 1.0), _limit_at_zero(v, 0.0))
+
+
 @jax.custom_jvp
 def _log_i_and_ive(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     parts = bessel_core(v, x, 0.25 * x * x)
@@ -429,10 +435,8 @@ def _log_i_and_ive_jvp(primals, tangents):
         parts, parts_dot = jax.jvp(core, (v,), (v_dot,))
         dlog_i = parts_dot.log_i
     dlog_ive = dlog_i
-    if not isinstance(x_dot, SymbolicZero):  # ∂_x log I_v(x) = R_v(x) + v/x
-        positive = x > 0.0
-        safe_x = jnp.where(positive, x, 1.0)
-        dlog_dx = jnp.where(positive, parts.ratio + v / safe_x, _limit_at_zero(v, 0.0))
+    if not isinstance(x_dot, SymbolicZero):
+        dlog_dx = _log_i_slope(v, x, parts.ratio)
         dlog_i = dlog_i + dlog_dx * x_dot
         dlog_ive = dlog_ive + (dlog_dx - 1.0) * x_dot
     return (parts.log_i, parts.log_ive), (dlog_i, dlog_ive)
@@ -482,11 +486,12 @@ def log_ive_and_0f1(v: jax.Array, x: jax.Array, q: jax.Array, use_0f1: jax.Array
     """log(I_v(x) e^{−x}) and log ₀F₁(; v + 1; q), q = x²/4, from one evaluation of the core.
 
     For callers that use one of the two per element (``use_0f1``: the second): one core in the
-    compiled program instead of one per output. Derivatives are those of
-    :func:`_log_i_and_ive` for the first output (∂ₓ by the identity) and of
-    :func:`ratio_and_log_0f1` for the second, each taken at a safe argument (x = 1, resp.
-    x = 2, q = 1) where its output is not used, so that neither carries NaN or inf into a
-    gradient; under differentiation the unused entries of the outputs are those safe values.
+    compiled program instead of one per output, and one in its derivatives: the core is
+    differentiated in v everywhere and in (x, q) where ``use_0f1`` (log ₀F₁'s derivatives
+    differentiate the regime formulas); log ive's x-derivative is the identity
+    ∂ₓ log I_v = R_v + v/x, taken where ``use_0f1`` is false only (elsewhere its factor is 0, so
+    that x = 0 carries no inf into a gradient). The unused output of an element is the core's
+    value there, finite for finite x ≥ 0.
     """
     parts = bessel_core(v, x, q)
     return parts.log_ive, parts.log_0f1
@@ -497,15 +502,12 @@ def _log_ive_and_0f1_jvp(primals, tangents):
     v, x, q, use_0f1 = primals
     v_dot, x_dot, q_dot, _ = tangents
     zero = jnp.zeros_like(x)
-    (_, log_ive), (_, d_ive) = jax.jvp(
-        _log_i_and_ive, (v, jnp.where(use_0f1, 1.0, x)), (v_dot, jnp.where(use_0f1, zero, x_dot))
-    )
-    (_, log_0f1), (_, d_0f1) = jax.jvp(
-        ratio_and_log_0f1,
-        (v, jnp.where(use_0f1, x, 2.0), jnp.where(use_0f1, q, 1.0)),
+    parts, parts_dot = jax.jvp(
+        bessel_core, (v, x, q),
         (v_dot, jnp.where(use_0f1, x_dot, zero), jnp.where(use_0f1, q_dot, zero)),
     )
-    return (log_ive, log_0f1), (d_ive, d_0f1)
+    slope = jnp.where(use_0f1, zero, _log_i_slope(v, x, parts.ratio) - 1.0)
+    return (parts.log_ive, parts.log_0f1), (parts_dot.log_ive + slope * x_dot, parts_dot.log_0f1)
 
 
 @jax.custom_jvp
@@ -513,10 +515,10 @@ def log_ive_0f1_and_ratio(v: jax.Array, x: jax.Array, use_0f1: jax.Array):
     """log(I_v(x) e^{−x}), log ₀F₁(; v + 1; x²/4) and R_v(x), from one evaluation of the core.
 
     For callers that need the ratio and one of the two logarithms per element (``use_0f1``:
-    the second), at finite x ≥ 0: one core in the compiled program instead of three.
-    Derivatives as :func:`log_ive_and_0f1` (the first output's taken at x = 1 where
-    ``use_0f1``, so that it carries no NaN or inf from x = 0), the ratio's by differentiating
-    the regime formulas.
+    the second), at finite x ≥ 0: one core in the compiled program instead of three, and one
+    in its derivatives, differentiated along two directions at once (v, and x with q = x²/4):
+    log ive's x-derivative is the identity ∂ₓ log I_v = R_v + v/x, taken where ``use_0f1`` is
+    false only (as :func:`log_ive_and_0f1`), the others differentiate the regime formulas.
     """
     parts = bessel_core(v, x, 0.25 * x * x)
     return parts.log_ive, parts.log_0f1, parts.ratio
@@ -526,15 +528,17 @@ def log_ive_0f1_and_ratio(v: jax.Array, x: jax.Array, use_0f1: jax.Array):
 def _log_ive_0f1_and_ratio_jvp(primals, tangents):
     v, x, use_0f1 = primals
     v_dot, x_dot, _ = tangents
-    (_, log_ive), (_, d_ive) = jax.jvp(
-        _log_i_and_ive,
-        (v, jnp.where(use_0f1, 1.0, x)),
-        (v_dot, jnp.where(use_0f1, jnp.zeros_like(x_dot), x_dot)),
-    )
-    (ratio, log_0f1), (d_ratio, d_0f1) = jax.jvp(
-        ratio_and_log_0f1, (v, x, 0.25 * x * x), (v_dot, x_dot, 0.5 * x * x_dot)
-    )
-    return (log_ive, log_0f1, ratio), (d_ive, d_0f1, d_ratio)
+    zero = jnp.zeros_like(x)
+
+    def along(tv, tx):
+        return jax.jvp(bessel_core, (v, x, 0.25 * x * x), (tv, tx, 0.5 * x * tx))
+
+    parts, dots = jax.vmap(along)(jnp.stack([v_dot, zero]), jnp.stack([zero, x_dot]))
+    parts, in_v, in_x = (jax.tree.map(lambda a, i=i: a[i], p) for p, i in
+                         ((parts, 0), (dots, 0), (dots, 1)))
+    slope = jnp.where(use_0f1, zero, _log_i_slope(v, x, parts.ratio) - 1.0)
+    return (parts.log_ive, parts.log_0f1, parts.ratio), (
+        in_v.log_ive + slope * x_dot, in_v.log_0f1 + in_x.log_0f1, in_v.ratio + in_x.ratio)
 
 
 @jax.jit
