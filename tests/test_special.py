@@ -15,6 +15,7 @@ from helpers.stored import stored_jit
 from jax.test_util import check_grads
 
 import fisherrdp.special as fs
+from fisherrdp._src.special import bessel as bessel_module
 
 # Grids that cover each regime of the implementation (see fisherrdp/_src/special/bessel.py).
 REGIMES = {
@@ -144,6 +145,41 @@ def test_check_grads_hyp0f1():
 @pytest.mark.slow
 def test_check_grads_second_order():
     check_grads(fs.log_bessel_ive, GRAD_POINTS, order=2, modes=("fwd", "rev"), atol=1e-6, rtol=1e-6)
+
+
+def _loops(jaxpr) -> int:
+    """Loops (``scan``, ``while``) in a jaxpr, nested ones included."""
+    n = 0
+    for eqn in jaxpr.eqns:
+        n += eqn.primitive.name in ("scan", "while")
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (list, tuple)) else (param,):
+                inner = getattr(sub, "jaxpr", sub)
+                n += _loops(inner) if hasattr(inner, "eqns") else 0
+    return n
+
+
+@pytest.mark.parametrize("rule", ["log_ive_and_0f1", "log_ive_0f1_and_ratio"])
+def test_shared_core_rules_differentiate_one_core(rule):
+    """The derivative rules of the functions that serve several outputs from one Bessel core
+    differentiate that one core (its two rolled loops), not one per output: each copy of the
+    core in a derivative program is seconds of XLA compilation (docs/math/bessel.md)."""
+    v = jnp.array([0.0, 3.0, 30.0, 3.0, 0.5])
+    x = jnp.array([0.0, 2.0, 50.0, 80.0, 1e-3])
+    use_0f1 = x < 10.0
+    fn = getattr(bessel_module, rule)
+    if rule == "log_ive_and_0f1":
+        outputs = lambda v, x: fn(v, x, 0.25 * x * x, use_0f1)
+    else:
+        outputs = lambda v, x: fn(v, x, use_0f1)
+    core = _loops(jax.make_jaxpr(bessel_module.bessel_core)(v, x, 0.25 * x * x).jaxpr)
+    jvp = jax.make_jaxpr(lambda v, x: jax.jvp(outputs, (v, x), (v, x)))(v, x)
+    assert core == 2 and _loops(jvp.jaxpr) == core
+    # And the outputs an element uses carry no NaN into either mode, at x = 0 too.
+    used = lambda v, x: jnp.sum(jnp.where(use_0f1, outputs(v, x)[1], outputs(v, x)[0]))
+    for grad in (jax.grad(used, argnums=(0, 1)), jax.jacfwd(used, argnums=(0, 1))):
+        dv, dx = grad(v, x)
+        assert np.all(np.isfinite(dv)) and np.all(np.isfinite(dx)), (dv, dx)
 
 
 def test_jit_matches_eager_and_vmap_jacfwd_work():
