@@ -533,7 +533,8 @@ def _log_ive_0f1_and_ratio_jvp(primals, tangents):
     def along(tv, tx):
         return jax.jvp(bessel_core, (v, x, 0.25 * x * x), (tv, tx, 0.5 * x * tx))
 
-    parts, dots = jax.vmap(along)(jnp.stack([v_dot, zero]), jnp.stack([zero, x_dot]))
+    parts, dots = jax.vmap(along)(jnp.stack([v_dot, jnp.zeros_like(v_dot)]),
+                                  jnp.stack([zero, x_dot]))
     parts, in_v, in_x = (jax.tree.map(lambda a, i=i: a[i], p) for p, i in
                          ((parts, 0), (dots, 0), (dots, 1)))
     slope = jnp.where(use_0f1, zero, _log_i_slope(v, x, parts.ratio) - 1.0)
