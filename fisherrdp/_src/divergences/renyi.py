@@ -77,8 +77,9 @@ nodes as a centre and an offset formed in float64 where the device has it, and s
 in float64 on two CPU cores (``bench_release_k1.py``'s 64 points: 1676–1732 points/s, AMD EPYC,
 2026-12-07; ``bench_scan.py``'s chunks: ~930 points/s, float32 ~1 700, on an earlier machine).
 Compiling, with the cache off (2026-12-07): the value for 64 points ~2 s, ``jax.jit(jax.grad)``
-in all four arguments ~5 s (most of it the order's derivative through the Bessel core at every
-node: with ``d`` alone differentiated the program is as large). Not for tight inner loops over
+in all four arguments ~5 s (4.9 s; 5.8 s when the χ² log-density's rule differentiated two
+Bessel cores; most of it the order's derivative through the core at every node: with ``d``
+alone differentiated the program is as large). Not for tight inner loops over
 millions of points.
 """
 
