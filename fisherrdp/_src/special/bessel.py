@@ -418,6 +418,13 @@ def _log_i_slope(v: jax.Array, x: jax.Array, ratio: jax.Array) -> jax.Array:
     return jnp.where(positive, ratio + v / jnp.where(positive, x, 1.0), _limit_at_zero(v, 0.0))
 
 
+def _log_ive_slope_unless(use_0f1, v, x, ratio):
+    """∂ₓ log(I_v(x) e^{−x}) by the identity where log ive is used (``use_0f1`` false), 0 where
+    not: the shared-core rules' factor of the x tangent, finite where unused (x = 0 there gives
+    no 0 · inf in a reverse pass)."""
+    return jnp.where(use_0f1, jnp.zeros_like(x), _log_i_slope(v, x, ratio) - 1.0)
+
+
 @jax.custom_jvp
 def _log_i_and_ive(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     parts = bessel_core(v, x, 0.25 * x * x)
@@ -506,7 +513,7 @@ def _log_ive_and_0f1_jvp(primals, tangents):
         bessel_core, (v, x, q),
         (v_dot, jnp.where(use_0f1, x_dot, zero), jnp.where(use_0f1, q_dot, zero)),
     )
-    slope = jnp.where(use_0f1, zero, _log_i_slope(v, x, parts.ratio) - 1.0)
+    slope = _log_ive_slope_unless(use_0f1, v, x, parts.ratio)
     return (parts.log_ive, parts.log_0f1), (parts_dot.log_ive + slope * x_dot, parts_dot.log_0f1)
 
 
@@ -528,16 +535,14 @@ def log_ive_0f1_and_ratio(v: jax.Array, x: jax.Array, use_0f1: jax.Array):
 def _log_ive_0f1_and_ratio_jvp(primals, tangents):
     v, x, use_0f1 = primals
     v_dot, x_dot, _ = tangents
-    zero = jnp.zeros_like(x)
 
     def along(tv, tx):
         return jax.jvp(bessel_core, (v, x, 0.25 * x * x), (tv, tx, 0.5 * x * tx))
 
-    parts, dots = jax.vmap(along)(jnp.stack([v_dot, jnp.zeros_like(v_dot)]),
-                                  jnp.stack([zero, x_dot]))
-    parts, in_v, in_x = (jax.tree.map(lambda a, i=i: a[i], p) for p, i in
-                         ((parts, 0), (dots, 0), (dots, 1)))
-    slope = jnp.where(use_0f1, zero, _log_i_slope(v, x, parts.ratio) - 1.0)
+    parts, dots = jax.vmap(along, out_axes=(None, 0))(
+        jnp.stack([v_dot, jnp.zeros_like(v_dot)]), jnp.stack([jnp.zeros_like(x), x_dot]))
+    in_v, in_x = (jax.tree.map(lambda a, i=i: a[i], dots) for i in (0, 1))
+    slope = _log_ive_slope_unless(use_0f1, v, x, parts.ratio)
     return (parts.log_ive, parts.log_0f1, parts.ratio), (
         in_v.log_ive + slope * x_dot, in_v.log_0f1 + in_x.log_0f1, in_v.ratio + in_x.ratio)
 
