@@ -20,8 +20,10 @@ Points: ``POINTS`` per group (``RELEASE_POINTS`` for the finite-release kernels)
 log-uniformly over each parameter's magnitude (``SCALES``,
 clipped to the registered domain), then *special rows* that overwrite one condition each:
 every parameter at the lower edge of its domain (``a = 0``, ``ε = 0``, ``d = 1``, ``n_syn = 1``,
-``x = 0``, …), ``a = b``, large ``d`` (1e4) and, for probabilities, δ = 1e-12; and the first
-rows are ``REGRESSIONS``, points where a mode was once wrong.
+``x = 0``, …), ``a = b``, large ``d`` (1e4), for probabilities δ = 1e-12, and for the
+finite-release kernels ``n_syn = inf`` (their other branch, the n_syn = ∞ limit, which every
+program of theirs compiles: under ``jit`` n_syn's values are not known); and the first rows are
+``REGRESSIONS``, points where a mode was once wrong.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from fisherrdp._src.scan.registry import quantities, resolve
 
 #: Points per group, and per finite-release group.
 POINTS = 12
-RELEASE_POINTS = 6
+RELEASE_POINTS = 8
 #: Magnitudes to draw each parameter from (log-uniform), by name; clipped to its domain.
 SCALES = {
     "alpha": (1.05, 30.0), "alpha_prime": (1.05, 30.0), "d": (1.0, 1e3), "df": (1.0, 1e3),
@@ -174,7 +176,10 @@ def points(group: Group) -> tuple[np.ndarray, list[str]]:
         special.insert(0, ("a = b", {group.params.index("b"): None}))
     if "d" in group.params and "n_syn" not in group.params:
         special.append((f"d = {LARGE_D:g}", {group.params.index("d"): LARGE_D}))
-    # The special rows replace the last random rows (the finite-release groups keep 1 random).
+    if "n_syn" in group.params:
+        special.append(("n_syn = inf", {group.params.index("n_syn"): np.inf}))
+    # The special rows replace the last random rows (the finite-release groups keep their
+    # regression row, and the Rényi group one random row).
     special = special[: n - 1]
     for row, (label, changes) in zip(range(n - len(special), n), special):
         for j, value in changes.items():
@@ -244,8 +249,9 @@ def table() -> str:
         "`jit` and `vmap`), first order,",
         f"at {POINTS} points per group ({RELEASE_POINTS} for the finite-release kernels) spread",
         "over each argument's range (random magnitudes, each lower edge of a domain, a = b,",
-        "d = 1e4, δ = 1e-12), equal to each other to 1e-12 and to central differences to",
-        "1e-8 of the largest derivative at the point (plus the difference's own error).",
+        "d = 1e4, δ = 1e-12, n_syn = ∞), equal to each other to 1e-12 and to central",
+        "differences to 1e-8 of the largest derivative at the point (plus the difference's own",
+        "error; none in n_syn at n_syn = ∞, where its derivative is 0).",
         "Quadrature error estimates (`*_error` outputs) are not differentiated.",
         "",
         "| quantity | differentiable in (forward and reverse) | not differentiated | at kinks |",
