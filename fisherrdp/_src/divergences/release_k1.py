@@ -150,7 +150,7 @@ from fisherrdp._src.divergences.hockey_stick import hockey_stick_kernel, hockey_
 from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum
 from fisherrdp._src.divergences.renyi import psi_max, renyi_kernel, renyi_ncx2
 from fisherrdp._src.numerics.cancellation import log1p_minus_x
-from fisherrdp._src.numerics.polynomials import horner_rows
+from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import HALF_LOG_2PI, stirling_correction
 from fisherrdp._src.special.bessel_k import DEBYE_MIN_RADIUS, bessel_k_parts, terms
 from fisherrdp._src.special.debye import U_EVEN
@@ -337,11 +337,9 @@ def _log_term(P, Q, s, parts):
     t2 = (jnp.where(debye, nu, 0.0) / rs) ** 2
     power = jnp.ones_like(rs)
     u_sum = jnp.ones_like(rs)
-    n_terms = terms(s.dtype).debye
-    polys = horner_rows(U_EVEN[1:n_terms + 1], t2)  # P_1 … P_n at t², one Horner's rule
-    for k in range(1, n_terms + 1):
+    for k in range(1, terms(s.dtype).debye + 1):
         power = power * (-1.0 / rs)
-        u_sum = u_sum + power * polys[..., k - 1]
+        u_sum = u_sum + power * horner(U_EVEN[k], t2)
 
     def deviance(p, other):
         # φ(r), r = 1 + κ/p = (R + p − other)/(2p); where p < other, R − ν = e^s/(R + ν).

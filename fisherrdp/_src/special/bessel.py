@@ -64,7 +64,7 @@ from jax.typing import ArrayLike
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import NONNEG, Domain, validated
-from fisherrdp._src.numerics.polynomials import horner, horner_rows
+from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.debye import (
     DEBYE_MIN_ORDER,
     STIRLING,
@@ -195,12 +195,10 @@ def debye_sums(
     s_sum = jnp.ones_like(t)
     w_sum = jnp.zeros_like(t)
     power = jnp.ones_like(t)  # (t p)^{k−1}
-    # P_1 … P_terms and Q_1 … Q_terms at t², in one Horner's rule (the same values).
-    polys = horner_rows(U_EVEN[1:terms + 1] + W_EVEN[:terms], t2)
     for k in range(1, terms + 1):
-        w_sum = w_sum + power * polys[..., terms + k - 1]
+        w_sum = w_sum + power * horner(W_EVEN[k - 1], t2)
         power = power * tp
-        s_sum = s_sum + power * polys[..., k - 1]
+        s_sum = s_sum + power * horner(U_EVEN[k], t2)
     return s_sum, w_sum * p
 
 

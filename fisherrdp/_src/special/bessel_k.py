@@ -86,7 +86,7 @@ from jax.typing import ArrayLike
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import NONNEG, validated
-from fisherrdp._src.numerics.polynomials import horner, horner_rows
+from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import nu_eta_near_turning_point
 from fisherrdp._src.special.debye import U_EVEN, W_EVEN
 
@@ -195,12 +195,10 @@ def _debye(v: jax.Array, x: jax.Array, n_terms: int) -> KParts:
     power = jnp.ones_like(x)
     u_sum = jnp.ones_like(x)
     w_sum = jnp.zeros_like(x)
-    # P_1 … P_n and Q_1 … Q_n at t², in one Horner's rule (the same values).
-    polys = horner_rows(U_EVEN[1:n_terms + 1] + W_EVEN[:n_terms], t2)
     for k in range(1, n_terms + 1):
         power = power * inv_r
-        u_sum = u_sum + power * polys[..., k - 1]
-        w_sum = w_sum + power * polys[..., n_terms + k - 1]
+        u_sum = u_sum + power * horner(U_EVEN[k], t2)
+        w_sum = w_sum + power * horner(W_EVEN[k - 1], t2)
     shift = v * (v / (radius + x))  # R − x = ν²/(R + x)
     # ν log((ν + R)/x): log1p((ν + R − x)/x) where ν ≤ x (no loss as x ≫ ν), else a difference
     # of logs (no overflow of (ν + R)/x as x → 0). Double where: each at safe arguments.
