@@ -178,8 +178,8 @@ def points(group: Group) -> tuple[np.ndarray, list[str]]:
         special.append((f"d = {LARGE_D:g}", {group.params.index("d"): LARGE_D}))
     if "n_syn" in group.params:
         special.append(("n_syn = inf", {group.params.index("n_syn"): np.inf}))
-    # The special rows replace the last random rows (the finite-release groups keep their
-    # regression row, and the Rényi group one random row).
+    # The special rows replace the last random rows; the first row is always kept (a regression
+    # point, or a random one).
     special = special[: n - 1]
     for row, (label, changes) in zip(range(n - len(special), n), special):
         for j, value in changes.items():

@@ -31,6 +31,6 @@ def central_differences(f, rows, columns, rel_step, *, floor=1.0):
     narrow = (values[:, 2] - values[:, 3]) / step
     derivative = (4.0 * narrow - wide) / 3.0
     error = np.abs(derivative - narrow)
-    none = (~finite[:, list(columns)].T).reshape((len(columns), m) + (1,) * len(outputs))
-    derivative, error = (np.where(none, np.nan, a) for a in (derivative, error))
+    infinite = (~finite[:, list(columns)].T).reshape((len(columns), m) + (1,) * len(outputs))
+    derivative, error = (np.where(infinite, np.nan, a) for a in (derivative, error))
     return np.moveaxis(derivative, 0, -1), np.moveaxis(error, 0, -1)
