@@ -179,8 +179,9 @@ def points(group: Group) -> tuple[np.ndarray, list[str]]:
     if "n_syn" in group.params:
         special.append(("n_syn = inf", {group.params.index("n_syn"): np.inf}))
     # The special rows replace the last random rows; the first row is always kept (a regression
-    # point, or a random one).
-    special = special[: n - 1]
+    # point, or a random one). A group too small for its special rows fails here rather than
+    # losing the last of them (for the finite release, n_syn = inf) without a word.
+    assert len(special) <= n - 1, (group.key, n, [label for label, _ in special])
     for row, (label, changes) in zip(range(n - len(special), n), special):
         for j, value in changes.items():
             x[row, j] = x[row, group.params.index("a")] if value is None else value
