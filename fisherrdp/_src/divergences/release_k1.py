@@ -118,7 +118,9 @@ d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 **Cost.** Per point 5 search stages of 32 densities (the first without sums) and 96 nodes
 (Rényi), or 6 search stages and 96 nodes (hockey stick), each node a recurrence over its
 window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100,
-99): ``docs/math/release.md``).
+99): ``docs/math/release.md``). A step of the recurrence takes one logarithm for both laws and
+both chains (the ratio is selected before the log), and the Rényi divergence sums L/δ at every
+stage instead of under a ``cond`` on the stage (``docs/math/release.md#cost``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``CPU_BUCKET_CAP`` points on a CPU, ``BUCKET_CAP`` on an accelerator. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
 functions, side by side.
@@ -362,10 +364,10 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     posterior mean of π_a/π_b under law b: the ψ form's), and unless ``scores`` is False each
     law's posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's), computed
     where ``scores`` (a scalar, unbatched under ``vmap``: a real conditional) is true and 0
-    where not. ``with_y``
-    (a scalar, unbatched under ``vmap``: a real conditional) false: y is not summed (its value
-    is then meaningless; the searches skip it). ``summed`` (a scalar, may be traced) false: no
-    chain runs, and the values are each law's term at its reference index (a lower bound of
+    where not. ``with_y`` (a Python bool) false: y is not summed (its value is then
+    meaningless); the Rényi divergence's searches sum it too, unused (a ``cond`` on the stage
+    in each step of the recurrence cost more than the sum). ``summed`` (a scalar, may be
+    traced) false: no chain runs, and the values are each law's term at its reference index (a lower bound of
     log p_a, log p_b) and, in y's place, the log of the window's length (the first search
     stage's bounds, :func:`_stages`).
 
@@ -474,13 +476,16 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
             g = ell * jnp.where(near, 1.0 + 0.5 * z, jnp.expm1(z) / jnp.where(near, 1.0, z))
             return accumulate(sy, g, eb, new_b)
 
-        sy = jax.lax.cond(with_y, y_terms, lambda sy: sy, sy)
+        if with_y:
+            sy = y_terms(sy)
         P = 0.5 * d + j
-        # One log per step for both laws: the ratio of neighbouring terms times that of
-        # neighbouring Poisson weights (U: j → j + 1; D: j → j − 1; double where: chain D runs
-        # on past j = −1, where P (j + 1) = 0).
-        inc = jnp.where(up > 0, jnp.log(q / jnp.where(up > 0, P * (j + 1.0), 1.0)),
-                        jnp.log(jnp.maximum(4.0 * q * (P - 1.0) * j, smallest)) - s)
+        # One log per step for both laws and both chains: the ratio of neighbouring terms
+        # times that of neighbouring Poisson weights, U: q/(P (j + 1)) (j → j + 1), D:
+        # 4q(P − 1) j e^{−s} (j → j − 1; double where: chain D runs on past j = −1, where
+        # P (j + 1) = 0). (A log per chain, selected after, was 12% of the call.)
+        ratio = jnp.where(up > 0, q / jnp.where(up > 0, P * (j + 1.0), 1.0),
+                          jnp.maximum(4.0 * q * (P - 1.0) * j, smallest))
+        inc = jnp.log(ratio) - jnp.where(up > 0, 0.0, s)
         la = la + inc + up * log_mu_a
         lb = lb + inc + up * log_mu_b
         nu = nu + 1.0
@@ -699,11 +704,12 @@ def _stages(x, d, n, a, b, *, hockey, scores):
              state["centre"] + state["sigma"] * fine,
              jnp.linspace(state["x"], state["y"], GRID)],
             node_s)
-        # L/δ (the ψ form's) only at the Rényi divergence's nodes: an expm1 a step, ~8% of it.
+        # L/δ (the ψ form's) for the Rényi divergence only (used at its nodes, summed at every
+        # stage: see _mixture's with_y).
         bound = kind == _BOUND
         store = kind == _NODES
         (la, lb, ell, flag), means = _mixture(s, d, n, a, b, store if scores else False,
-                                              store & (not hockey), ~bound)
+                                              not hockey, ~bound)
         new = dict(state)
         # Zoom: the cells within DROP of the maximum, and one more each side; the first, from
         # bounds on log p_a and log p_b (the tilt's weight 1 − β ≤ 0): every cell whose upper
@@ -905,7 +911,7 @@ def _release_logpdf_vec(t, d, n, a):
     d_s = jnp.where(valid, d, 1.0)
     a_s = jnp.where(valid, a, 0.0)
     log_t = jnp.log(t_s)
-    finite = _mixture(log_t, d_s, n_f, a_s, a_s, False)[0][0] - log_t
+    finite = _mixture(log_t, d_s, n_f, a_s, a_s, False, with_y=False)[0][0] - log_t
     value = jnp.where(infinite, logpdf_kernel(t_s, d_s, a_s * a_s), finite)
     value = jnp.where(positive, value, -jnp.inf)
     return jnp.where(valid, value, jnp.nan)
