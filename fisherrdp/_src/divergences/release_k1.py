@@ -37,7 +37,9 @@ laws, which differ only in their Poisson weights. Per node :math:`s`
   :math:`q_\nu = xK_{\nu+1}/(2K_\nu)` by :math:`q_\nu = \nu + t/(4q_{\nu-1})` (stable:
   :math:`K` is the dominant solution upward), the ratio of neighbouring terms times that of
   neighbouring weights being :math:`q\mu/(P(j+1))` up (chain U, :math:`P \ge Q`) and
-  :math:`4q(P-1)j/(t\mu)` down (chain D): :math:`\nu` grows by one a step on both. The sums
+  :math:`4q(P-1)j/(t\mu)` down (chain D): :math:`\nu` grows by one a step on both; where the
+  window lies on one side of :math:`P = Q`, both chains step that way, one over each half of
+  it. The sums
   are taken relative to each chain's running maximum, one ``exp`` a law a step (a sum relative
   to one mode's term overflowed at the other's, at :math:`(\alpha, d, n, a, b) =
   (8, 2, 10, 10, 12)`), and each law's sum is re-anchored at its mode, where the exact term is
@@ -372,7 +374,9 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     stage's bounds, :func:`_stages`).
 
     Two chains of one recurrence each, run together by one ``while_loop``: U up from the
-    first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both).
+    first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both);
+    where the window lies on one side of that j, both chains go that way, from an end and the
+    middle of the window.
     """
     s, d, n, a, b = jnp.broadcast_arrays(s, d, n, a, b)
     # Both laws' windows in one call (the two laws stacked on a leading axis).
@@ -384,10 +388,19 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     jl = jnp.maximum(0.0, jnp.where(jl <= jh, jl, 0.0) - WINDOW_MARGIN)
     jh = jh + WINDOW_MARGIN
     Q = 0.5 * n
+    # Two chains, each stepping away from the first j with P ≥ Q (ν = |P − Q| grows by one a
+    # step: K is the dominant solution upward): where the window straddles it, U up from it and
+    # D down from the j below; where the window lies on one side of it, both chains that way,
+    # one over each half (half the steps: one chain idled there before).
     crossing = jnp.ceil(Q - 0.5 * d)
-    ju0 = jnp.maximum(crossing, jl)
-    jd0 = jnp.minimum(crossing - 1.0, jh)
-    needed = jnp.maximum(jh - ju0, jd0 - jl) + 1.0
+    mid = jnp.floor(0.5 * (jl + jh + 1.0))
+    all_up, all_down = crossing <= jl, crossing > jh
+    up = jnp.stack([jnp.where(all_down, -1.0, 1.0), jnp.where(all_up, 1.0, -1.0)]).astype(s.dtype)
+    first = jnp.stack([jnp.where(all_up, jl, jnp.where(all_down, mid, crossing)),
+                       jnp.where(all_up, mid, jl)])
+    last = jnp.stack([jnp.where(all_up, mid - 1.0, jh),
+                      jnp.where(all_up, jh, jnp.where(all_down, mid - 1.0, crossing - 1.0))])
+    needed = jnp.max(last - first, axis=0) + 1.0
     covered = needed <= MAX_STEPS
     n_steps = jnp.where(summed, jnp.max(jnp.clip(needed, 0.0, MAX_STEPS)), 0).astype(jnp.int32)
     # Each law's reference index, the integer nearest its posterior mode: the chains'
@@ -396,8 +409,8 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     # (A law with μ = 0 is its j = 0 term alone, at its reference: off the window.)
     ref_a = jnp.where(a > 0, jnp.clip(jnp.round(mode_a), jl, jh), 0.0)
     ref_b = jnp.where(b > 0, jnp.clip(jnp.round(mode_b), jl, jh), 0.0)
-    up = jnp.array([1.0, -1.0], s.dtype).reshape((2,) + (1,) * s.ndim)
-    j_all = jnp.stack([ju0, jd0, ref_a, ref_b])
+    start = jnp.where(up > 0, first, last)
+    j_all = jnp.concatenate([start, jnp.stack([ref_a, ref_b])])
     j_all = jnp.where(j_all >= 0.0, j_all, 0.0)
     P_all = 0.5 * d + j_all
     Q_all = jnp.broadcast_to(Q, P_all.shape)
@@ -435,7 +448,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     t = jnp.exp(s)
     zero = _batched_like(la0, 0.0)
     smallest = float(jnp.finfo(s.dtype).tiny)
-    sign = jnp.broadcast_to(up, la0.shape)  # sgn(P − Q): + on chain U, − on chain D
+    sign = up  # sgn(P − Q): each chain steps away from P = Q
     if has_scores:
         dlog_k = dparts.log_k
         dlog_k_next = dlog_k + (1.0 + dparts.excess) / (2.0 * q_all)
@@ -450,7 +463,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
 
     def body(carry):
         i, j, nu, q, la, lb, ma, mb, sa, sb, sy, rec_a, rec_b, fa, fb, extra = carry
-        valid = (j >= jl) & (j <= jh) & (j >= 0.0) & jnp.where(up > 0, j >= ju0, j <= jd0)
+        valid = (j >= first) & (j <= last)
         rec_a = jnp.where(valid & (j == ref_a), la, rec_a)
         rec_b = jnp.where(valid & (j == ref_b), lb, rec_b)
         # Sums relative to each chain's running maximum m, one exp a law: e = e^{−|l − m|}
