@@ -156,7 +156,12 @@ from fisherrdp._src.divergences.renyi import psi_max, renyi_kernel, renyi_ncx2
 from fisherrdp._src.numerics.cancellation import log1p_minus_x
 from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import HALF_LOG_2PI, stirling_correction
-from fisherrdp._src.special.bessel_k import DEBYE_MIN_RADIUS, bessel_k_parts, terms
+from fisherrdp._src.special.bessel_k import (
+    DEBYE_MIN_RADIUS,
+    bessel_k_parts,
+    small_order_parts,
+    terms,
+)
 from fisherrdp._src.special.debye import U_EVEN
 
 __all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
@@ -213,6 +218,11 @@ CPU_BUCKET_CAP = 32
 #: of this many points in sequence, so that their temporaries stay those of ``SLICE`` points
 #: (``docs/math/release.md#memory``).
 SLICE = 4096
+#: The name of the points' ``vmap`` axis (:func:`_vmap_in_slices`), across which the K core's
+#: small-order branch runs on the anchors that need it only (:func:`_small_orders_where_needed`).
+POINTS_AXIS = "release_points"
+#: Each round of that branch takes 1/``SMALL_ORDER_SHARE`` of the chunk's anchors.
+SMALL_ORDER_SHARE = 4
 
 
 def _batched_like(x, value):
@@ -294,6 +304,39 @@ def _posterior_window(s, d, n, lam):
             jnp.where(positive, mode, zero))
 
 
+def _small_orders_where_needed(needed, v, x):
+    """:func:`~fisherrdp._src.special.bessel_k.small_order_parts` where ``needed``, across the
+    points of the ``vmap`` over ``POINTS_AXIS``: the needed anchors of every point gathered
+    (``all_gather``: unbatched, computed once), evaluated in rounds of 1/``SMALL_ORDER_SHARE``
+    of them (as many as they fill: one where few need it, the common case), scattered back; each
+    point takes its own. Elsewhere the values are 0 or the branch's at ``v``, ``x`` (the
+    caller's ``where`` keeps Debye's there). Values bit for bit those of the elementwise
+    branch; on the benchmark's points 15% of the anchors need it, and each call of the value ran
+    1.2-1.3x faster. The value's stages only: the tangent rule's (``_stages(scores=True)``)
+    evaluate the branch elementwise, a ``custom_jvp`` rule being traced without the enclosing
+    ``vmap``'s axis names (jax 0.10.2: "unbound axis name")."""
+    needed_all, v_all, x_all = (jax.lax.all_gather(a, POINTS_AXIS) for a in (needed, v, x))
+    shape = v_all.shape
+    flat_needed, flat_v, flat_x = needed_all.ravel(), v_all.ravel(), x_all.ravel()
+    size = flat_v.size
+    block = max(1, size // SMALL_ORDER_SHARE)
+    rounds_max = -(-size // block)
+    order = jnp.argsort(~flat_needed, stable=True)  # the needed ones first
+    order = jnp.concatenate([order, jnp.zeros(rounds_max * block - size, order.dtype)])
+    rounds = (jnp.sum(flat_needed) + block - 1) // block
+    template = jax.eval_shape(small_order_parts, flat_v[:block], flat_x[:block])
+    out = jax.tree.map(lambda t: jnp.zeros(size, t.dtype), template)
+
+    def one_round(r, out):
+        idx = jax.lax.dynamic_slice(order, (r * block,), (block,))
+        parts = small_order_parts(flat_v[idx], flat_x[idx])
+        return jax.tree.map(lambda o, p: o.at[idx].set(p), out, parts)
+
+    out = jax.lax.fori_loop(0, rounds, one_round, out)
+    me = jax.lax.axis_index(POINTS_AXIS)
+    return jax.tree.map(lambda o: o.reshape(shape)[me], out)
+
+
 def _phi1p(e):
     """φ(1 + e) = e − log1p(e) ≥ 0, without cancellation near e = 0."""
     return -log1p_minus_x(e)
@@ -361,7 +404,7 @@ def _log_term(P, Q, s, parts):
     return jnp.where(debye, stirling_form, k_form), q
 
 
-def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
+def _mixture(s, d, n, a, b, scores, with_y=True, summed=True, across_points=False):
     """log p_a(s), log p_b(s) of S = log T, y = L/δ (L = log p_a/p_b, δ = a − b, from the
     posterior mean of π_a/π_b under law b: the ψ form's), and unless ``scores`` is False each
     law's posterior means of (j, sgn(P − Q) ∂_ν log K_ν, ψ(P)) (the tangent rule's), computed
@@ -418,19 +461,21 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True):
     x_all = jnp.exp(0.5 * s_all)
     nu_all = jnp.abs(P_all - Q_all)
     has_scores = scores is not False
+    small_orders = _small_orders_where_needed if across_points else None
+    k_parts = functools.partial(bessel_k_parts, small_orders=small_orders)
     if has_scores:
         # ∂_ν log K_ν at the anchors (where scores), and at ν + 1 from ∂_ν log q: the
         # recurrence's start.
         def derivative(nu):
-            return jax.jvp(lambda v: bessel_k_parts(v, x_all), (nu,), (jnp.ones_like(nu),))
+            return jax.jvp(lambda v: k_parts(v, x_all), (nu,), (jnp.ones_like(nu),))
 
         def no_derivative(nu):
-            parts = bessel_k_parts(nu, x_all)
+            parts = k_parts(nu, x_all)
             return parts, jax.tree.map(jnp.zeros_like, parts)
 
         parts, dparts = jax.lax.cond(scores, derivative, no_derivative, nu_all)
     else:
-        parts = bessel_k_parts(nu_all, x_all)
+        parts = k_parts(nu_all, x_all)
     term_all, q_all = _log_term(P_all, Q_all, s_all, parts)
     mu_a, mu_b = 0.5 * a * a, 0.5 * b * b
     exact_a = term_all[2] + _log_poisson(j_all[2], mu_a)
@@ -722,7 +767,7 @@ def _stages(x, d, n, a, b, *, hockey, scores):
         bound = kind == _BOUND
         store = kind == _NODES
         (la, lb, ell, flag), means = _mixture(s, d, n, a, b, store if scores else False,
-                                              not hockey, ~bound)
+                                              not hockey, ~bound, across_points=not scores)
         new = dict(state)
         # Zoom: the cells within DROP of the maximum, and one more each side; the first, from
         # bounds on log p_a and log p_b (the tilt's weight 1 − β ≤ 0): every cell whose upper
@@ -874,11 +919,11 @@ def _vmap_in_slices(fn, *flat):
     the temporaries are those of ``SLICE`` points whatever the length. One copy of ``fn``."""
     size = flat[0].shape[0]
     if size <= SLICE:
-        return jax.vmap(fn)(*flat)
+        return jax.vmap(fn, axis_name=POINTS_AXIS)(*flat)
     slices = -(-size // SLICE)
     pad = lambda v: jnp.concatenate([v, jnp.broadcast_to(v[:1], (slices * SLICE - size,))])
     out = jax.lax.map(
-        lambda args: jax.vmap(fn)(*args), [pad(v).reshape(slices, SLICE) for v in flat]
+        lambda args: jax.vmap(fn, axis_name=POINTS_AXIS)(*args), [pad(v).reshape(slices, SLICE) for v in flat]
     )
     return jax.tree.map(lambda o: o.reshape(-1)[:size], out)
 

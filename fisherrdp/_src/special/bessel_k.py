@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -318,18 +319,35 @@ def _small_orders(v: jax.Array, x: jax.Array, n: Terms) -> KParts:
     return KParts(log_k, log_k + x, scaled - v - x)
 
 
-def bessel_k_parts(v: jax.Array, x: jax.Array) -> KParts:
+def small_order_parts(v: jax.Array, x: jax.Array) -> KParts:
+    """:func:`bessel_k_parts` by its small-order branch alone (Temme's series or Steed's CF2,
+    then the forward recurrence): for ν < 32 and x < 32 (R < ``DEBYE_MIN_RADIUS``), finite
+    elsewhere."""
+    return _small_orders(v, x, terms(x.dtype))
+
+
+def bessel_k_parts(v: jax.Array, x: jax.Array, *, small_orders: Callable | None = None) -> KParts:
     """log K_ν(x), log(K_ν(x) e^x) and e_ν(x) = x K_{ν+1}(x)/K_ν(x) − ν − x, for ν ≥ 0 and
     finite x > 0 (one dtype; no checks): ∂ₓ log(K_ν(x) e^x) = −e_ν(x)/x, e_ν → ½ as x → ∞
-    and → ν as x → 0 (ν > 0)."""
-    n = terms(x.dtype)
+    and → ν as x → 0 (ν > 0).
+
+    ``small_orders(needed, v, x)``, if given, evaluates the small-order branch
+    (:func:`small_order_parts`; 95% of the cost of an element, measured) where ``needed``, in
+    the caller's way (the finite release: on the elements that need it only); its values
+    elsewhere are not used. By default it runs on every element, at safe arguments where not
+    needed (the double ``where``)."""
     use_debye = v * v + x * x >= DEBYE_MIN_RADIUS**2  # an overflow to inf is on the right side
     # 1. Debye (safe arguments where not used: ν = 0, x = 2·32).
     debye = _debye(
-        jnp.where(use_debye, v, 0.0), jnp.where(use_debye, x, 2.0 * DEBYE_MIN_RADIUS), n.debye
+        jnp.where(use_debye, v, 0.0), jnp.where(use_debye, x, 2.0 * DEBYE_MIN_RADIUS),
+        terms(x.dtype).debye,
     )
     # 2. Temme / Steed and the recurrence (safe: ν = ½, x = 1).
-    small = _small_orders(jnp.where(use_debye, 0.5, v), jnp.where(use_debye, 1.0, x), n)
+    v_small, x_small = jnp.where(use_debye, 0.5, v), jnp.where(use_debye, 1.0, x)
+    if small_orders is None:
+        small = small_order_parts(v_small, x_small)
+    else:
+        small = small_orders(~use_debye, v_small, x_small)
     return jax.tree.map(lambda a, b: jnp.where(use_debye, a, b), debye, small)
 
 
