@@ -122,7 +122,9 @@ d ≫ n_syn, non-integer d and n_syn) within 5.4e-15 of max(1, |log p|).
 window (16–53 terms at (a, b) = (2, 1.5), about 15000 at (d, n_syn, a, b) = (1000, 1e7, 100,
 99): ``docs/math/release.md``). A step of the recurrence takes one logarithm for both laws and
 both chains (the ratio is selected before the log), and the Rényi divergence sums L/δ at every
-stage instead of under a ``cond`` on the stage (``docs/math/release.md#cost``).
+stage instead of under a ``cond`` on the stage; the value's anchors run the K core's
+small-order branch only where it is used, gathered across the chunk's points
+(:func:`_small_orders_where_needed`; ``docs/math/release.md#cost``).
 Eager calls order their points by max(a, b) and evaluate them in chunks of up to
 ``CPU_BUCKET_CAP`` points on a CPU, ``BUCKET_CAP`` on an accelerator. ``benchmarks/bench_release_k1.py`` measures it against the n_syn = ∞
 functions, side by side.
