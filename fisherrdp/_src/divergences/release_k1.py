@@ -160,6 +160,7 @@ from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import HALF_LOG_2PI, stirling_correction
 from fisherrdp._src.special.bessel_k import (
     DEBYE_MIN_RADIUS,
+    KParts,
     bessel_k_parts,
     small_order_parts,
     terms,
@@ -326,8 +327,7 @@ def _small_orders_where_needed(needed, v, x):
     order = jnp.argsort(~flat_needed, stable=True)  # the needed ones first
     order = jnp.concatenate([order, jnp.zeros(rounds_max * block - size, order.dtype)])
     rounds = (jnp.sum(flat_needed) + block - 1) // block
-    template = jax.eval_shape(small_order_parts, flat_v[:block], flat_x[:block])
-    out = jax.tree.map(lambda t: jnp.zeros(size, t.dtype), template)
+    out = KParts(*(jnp.zeros_like(flat_x),) * len(KParts._fields))
 
     def one_round(r, out):
         idx = jax.lax.dynamic_slice(order, (r * block,), (block,))
@@ -414,9 +414,11 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True, across_points=Fals
     where not. ``with_y`` (a Python bool) false: y is not summed (its value is then
     meaningless); the Rényi divergence's searches sum it too, unused (a ``cond`` on the stage
     in each step of the recurrence cost more than the sum). ``summed`` (a scalar, may be
-    traced) false: no chain runs, and the values are each law's term at its reference index (a lower bound of
-    log p_a, log p_b) and, in y's place, the log of the window's length (the first search
-    stage's bounds, :func:`_stages`).
+    traced) false: no chain runs, and the values are each law's term at its reference index (a
+    lower bound of log p_a, log p_b) and, in y's place, the log of the window's length (the
+    first search stage's bounds, :func:`_stages`). ``across_points`` (a Python bool): the K
+    core's small-order branch runs on the anchors that need it across the points' ``vmap``
+    (:func:`_small_orders_where_needed`; the value's stages, under :func:`_vmap_in_slices`).
 
     Two chains of one recurrence each, run together by one ``while_loop``: U up from the
     first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both);
@@ -440,7 +442,8 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True, across_points=Fals
     crossing = jnp.ceil(Q - 0.5 * d)
     mid = jnp.floor(0.5 * (jl + jh + 1.0))
     all_up, all_down = crossing <= jl, crossing > jh
-    up = jnp.stack([jnp.where(all_down, -1.0, 1.0), jnp.where(all_up, 1.0, -1.0)]).astype(s.dtype)
+    up = jnp.stack([jnp.where(all_down, -1.0, 1.0),
+                    jnp.where(all_up, 1.0, -1.0)]).astype(s.dtype)
     first = jnp.stack([jnp.where(all_up, jl, jnp.where(all_down, mid, crossing)),
                        jnp.where(all_up, mid, jl)])
     last = jnp.stack([jnp.where(all_up, mid - 1.0, jh),
@@ -924,9 +927,8 @@ def _vmap_in_slices(fn, *flat):
         return jax.vmap(fn, axis_name=POINTS_AXIS)(*flat)
     slices = -(-size // SLICE)
     pad = lambda v: jnp.concatenate([v, jnp.broadcast_to(v[:1], (slices * SLICE - size,))])
-    out = jax.lax.map(
-        lambda args: jax.vmap(fn, axis_name=POINTS_AXIS)(*args), [pad(v).reshape(slices, SLICE) for v in flat]
-    )
+    batched = jax.vmap(fn, axis_name=POINTS_AXIS)
+    out = jax.lax.map(lambda args: batched(*args), [pad(v).reshape(slices, SLICE) for v in flat])
     return jax.tree.map(lambda o: o.reshape(-1)[:size], out)
 
 

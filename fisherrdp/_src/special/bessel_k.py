@@ -91,7 +91,8 @@ from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import nu_eta_near_turning_point
 from fisherrdp._src.special.debye import U_EVEN, W_EVEN
 
-__all__ = ["KParts", "bessel_k_core", "bessel_k_parts", "log_bessel_k", "log_bessel_kve", "terms"]
+__all__ = ["KParts", "bessel_k_core", "bessel_k_parts", "log_bessel_k", "log_bessel_kve",
+           "small_order_parts", "terms"]
 
 #: R = √(ν² + x²) from which Debye's expansion is used.
 DEBYE_MIN_RADIUS = 32.0
@@ -326,7 +327,9 @@ def small_order_parts(v: jax.Array, x: jax.Array) -> KParts:
     return _small_orders(v, x, terms(x.dtype))
 
 
-def bessel_k_parts(v: jax.Array, x: jax.Array, *, small_orders: Callable | None = None) -> KParts:
+def bessel_k_parts(
+    v: jax.Array, x: jax.Array, *, small_orders: Callable | None = None
+) -> KParts:
     """log K_ν(x), log(K_ν(x) e^x) and e_ν(x) = x K_{ν+1}(x)/K_ν(x) − ν − x, for ν ≥ 0 and
     finite x > 0 (one dtype; no checks): ∂ₓ log(K_ν(x) e^x) = −e_ν(x)/x, e_ν → ½ as x → ∞
     and → ν as x → 0 (ν > 0).
