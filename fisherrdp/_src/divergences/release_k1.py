@@ -156,16 +156,13 @@ from fisherrdp._src.divergences.hockey_stick import hockey_stick_kernel, hockey_
 from fisherrdp._src.divergences.ncx2_quadrature import log_psi_sum
 from fisherrdp._src.divergences.renyi import psi_max, renyi_kernel, renyi_ncx2
 from fisherrdp._src.numerics.cancellation import log1p_minus_x
-from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import HALF_LOG_2PI, stirling_correction
 from fisherrdp._src.special.bessel_k import (
     DEBYE_MIN_RADIUS,
     KParts,
     bessel_k_parts,
     small_order_parts,
-    terms,
 )
-from fisherrdp._src.special.debye import U_EVEN
 
 __all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
 
@@ -381,14 +378,9 @@ def _log_term(P, Q, s, parts):
     radius = jnp.where(big, nu, x) * jnp.sqrt(
         1.0 + (jnp.where(big, x, nu) / jnp.where(big, nu, x)) ** 2)
     kappa = gap / (2.0 * (radius + P + Q))  # the saddle point: e^u = P + κ, e^v = Q + κ
-    debye = radius >= DEBYE_MIN_RADIUS
+    # Debye's sum is the K core's (the same criterion: where it is 0).
+    debye = nu * nu + x * x >= DEBYE_MIN_RADIUS**2
     rs = jnp.where(debye, radius, 2.0 * DEBYE_MIN_RADIUS)
-    t2 = (jnp.where(debye, nu, 0.0) / rs) ** 2
-    power = jnp.ones_like(rs)
-    u_sum = jnp.ones_like(rs)
-    for k in range(1, terms(s.dtype).debye + 1):
-        power = power * (-1.0 / rs)
-        u_sum = u_sum + power * horner(U_EVEN[k], t2)
 
     def deviance(p, other):
         # φ(r), r = 1 + κ/p = (R + p − other)/(2p); where p < other, R − ν = e^s/(R + ν).
@@ -400,7 +392,7 @@ def _log_term(P, Q, s, parts):
 
     stirling_form = (-P * deviance(P, Q) - Q * deviance(Q, P)
                      + 0.5 * (jnp.log(P) + jnp.log(Q) - jnp.log(rs)) - HALF_LOG_2PI
-                     - _gamma_remainder(P) - _gamma_remainder(Q) + jnp.log(u_sum))
+                     - _gamma_remainder(P) - _gamma_remainder(Q) + parts.log_debye_sum)
     k_form = (_LOG2 + 0.5 * (P + Q) * (s - 2.0 * _LOG2) + parts.log_k
               - gammaln(P) - gammaln(Q))
     return jnp.where(debye, stirling_form, k_form), q

@@ -182,6 +182,9 @@ class KParts(NamedTuple):
     log_k: jax.Array  # log K_ν(x)
     log_kve: jax.Array  # log(K_ν(x) e^x)
     excess: jax.Array  # e_ν(x) = x K_{ν+1}(x)/K_ν(x) − ν − x
+    # log U, U = 1 + Σ_k (−1)^k U_k(ν/R)/R^k: Debye's sum where R = √(ν² + x²) ≥ 32
+    # (``DEBYE_MIN_RADIUS``), 0 below (for a caller's own form of K's log, the finite release's)
+    log_debye_sum: jax.Array
 
 
 def _debye(v: jax.Array, x: jax.Array, n_terms: int) -> KParts:
@@ -208,14 +211,15 @@ def _debye(v: jax.Array, x: jax.Array, n_terms: int) -> KParts:
     v_near = jnp.where(v_larger, 0.0, v)
     near = jnp.log1p((v_near + v_near * (v_near / (radius + x_near))) / x_near)
     far = jnp.log(jnp.where(v_larger, v + radius, 2.0)) - jnp.log(jnp.where(v_larger, x, 1.0))
-    common = _HALF_LOG_HALF_PI - 0.5 * jnp.log(radius) + jnp.log(u_sum)
+    log_u = jnp.log(u_sum)
+    common = _HALF_LOG_HALF_PI - 0.5 * jnp.log(radius) + log_u
     log_kve = common - shift + v * jnp.where(v_larger, far, near)
     # log K = −ν η + common: near η's zero (x ≈ 0.66 ν), where log K crosses 0, ν η from
     # x − ν z₀ (the same form as log I_ν's, ``bessel.py``).
     nu_eta, turning = nu_eta_near_turning_point(v, x)
     log_k = jnp.where(turning, common - nu_eta, log_kve - x)
     excess = shift - x * (x / radius) * (w_sum / u_sum)
-    return KParts(log_k, log_kve, excess)
+    return KParts(log_k, log_kve, excess, log_u)
 
 
 def _reciprocal_gammas(mu: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
@@ -317,7 +321,7 @@ def _small_orders(v: jax.Array, x: jax.Array, n: Terms) -> KParts:
     )
     log_sum = log_sum - jnp.where(small_x, steps * jnp.log(x), 0.0)
     log_k = log_k_mu + log_sum
-    return KParts(log_k, log_k + x, scaled - v - x)
+    return KParts(log_k, log_k + x, scaled - v - x, jnp.zeros_like(x))
 
 
 def small_order_parts(v: jax.Array, x: jax.Array) -> KParts:
