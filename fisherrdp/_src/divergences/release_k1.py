@@ -76,7 +76,7 @@ the same nodes, with :math:`L/\delta` from the posterior mean of :math:`\pi_a/\p
 the same sinh variable on the side of the crossing where :math:`p_a > e^\varepsilon p_b` (no
 kink inside a panel).
 
-**Derivatives** (:func:`_point`: a ``custom_jvp`` per point). The nodes are held fixed (the
+**Derivatives** (:func:`_points`: a ``custom_jvp`` over a batch of points). The nodes are held fixed (the
 rules are accurate for any placement near theirs, and the hockey stick's integrand vanishes at
 the crossing); the log-densities at them get tangents from identities, by the same recurrence
 (:func:`_node_tangents`; no derivative through a search or a series): with posterior means
@@ -218,7 +218,7 @@ CPU_BUCKET_CAP = 32
 #: of this many points in sequence, so that their temporaries stay those of ``SLICE`` points
 #: (``docs/math/release.md#memory``).
 SLICE = 4096
-#: The name of the points' ``vmap`` axis (:func:`_vmap_in_slices`), across which the K core's
+#: The name of the points' ``vmap`` axis (:func:`_points`), across which the K core's
 #: small-order branch runs on the anchors that need it only (:func:`_small_orders_where_needed`).
 POINTS_AXIS = "release_points"
 #: Each round of that branch takes 1/``SMALL_ORDER_SHARE`` of the chunk's anchors.
@@ -312,9 +312,7 @@ def _small_orders_where_needed(needed, v, x):
     point takes its own. Elsewhere the values are 0 or the branch's at ``v``, ``x`` (the
     caller's ``where`` keeps Debye's there). Values bit for bit those of the elementwise
     branch; on the benchmark's points 15% of the anchors need it, and each call of the value ran
-    1.2-1.3x faster. The value's stages only: the tangent rule's (``_stages(scores=True)``)
-    evaluate the branch elementwise, a ``custom_jvp`` rule being traced without the enclosing
-    ``vmap``'s axis names (jax 0.10.2: "unbound axis name")."""
+    1.2-1.3x faster. The value's stages and the tangent rule's alike (:func:`_points`)."""
     needed_all, v_all, x_all = (jax.lax.all_gather(a, POINTS_AXIS) for a in (needed, v, x))
     shape = v_all.shape
     flat_needed, flat_v, flat_x = needed_all.ravel(), v_all.ravel(), x_all.ravel()
@@ -410,7 +408,7 @@ def _mixture(s, d, n, a, b, scores, with_y=True, summed=True, across_points=Fals
     lower bound of log p_a, log p_b) and, in y's place, the log of the window's length (the
     first search stage's bounds, :func:`_stages`). ``across_points`` (a Python bool): the K
     core's small-order branch runs on the anchors that need it across the points' ``vmap``
-    (:func:`_small_orders_where_needed`; the value's stages, under :func:`_vmap_in_slices`).
+    (:func:`_small_orders_where_needed`; :func:`_stages` under :func:`_points`).
 
     Two chains of one recurrence each, run together by one ``while_loop``: U up from the
     first j with P ≥ Q, D down from the one below (ν = |P − Q| grows by one a step in both);
@@ -764,7 +762,7 @@ def _stages(x, d, n, a, b, *, hockey, scores):
         bound = kind == _BOUND
         store = kind == _NODES
         (la, lb, ell, flag), means = _mixture(s, d, n, a, b, store if scores else False,
-                                              not hockey, ~bound, across_points=not scores)
+                                              not hockey, ~bound, across_points=True)
         new = dict(state)
         # Zoom: the cells within DROP of the maximum, and one more each side; the first, from
         # bounds on log p_a and log p_b (the tilt's weight 1 − β ≤ 0): every cell whose upper
@@ -864,37 +862,45 @@ def _hockey_value(eps, weight, empty, la, lb, flag):
     return jnp.where(empty, 0.0, jnp.sum(weight * jnp.exp(la) * gain)) + flag
 
 
-def _point(hockey):
-    """The divergence at one valid point with finite n, a ``custom_jvp``: the nodes are held
-    fixed (the rules are accurate for any placement near theirs, and the hockey stick's
+def _points(hockey):
+    """The divergence at valid points with finite n (1-D arrays), a ``custom_jvp``: the nodes
+    are held fixed (the rules are accurate for any placement near theirs, and the hockey stick's
     integrand vanishes at the crossing), the log-densities at them carry the tangents of
-    :func:`_node_tangents`, and the outer formula is differentiated as it stands."""
+    :func:`_node_tangents`, and the outer formula is differentiated as it stands. The points'
+    ``vmap`` (axis ``POINTS_AXIS``) is inside both the function and its rule, so both evaluate
+    the K core's small-order branch on the anchors that need it across the points
+    (:func:`_small_orders_where_needed`; a rule is traced without the axis names of a ``vmap``
+    around the ``custom_jvp``)."""
 
     def value(x, a, b, weight, empty, la, lb, y, flag):
         if hockey:
             return _hockey_value(x, weight, empty, la, lb, flag)
         return _renyi_value(x, a, b, weight, la, lb, y, flag)
 
-    @jax.custom_jvp
-    def point(x, d, n, a, b):
-        _, weight, empty, logs, _ = _stages(x, d, n, a, b, hockey=hockey, scores=False)
-        return value(x, a, b, weight, empty, *logs)
+    def stages(scores):
+        return jax.vmap(functools.partial(_stages, hockey=hockey, scores=scores),
+                        axis_name=POINTS_AXIS)
 
-    @point.defjvp
-    def point_jvp(primals, tangents):
+    @jax.custom_jvp
+    def points(x, d, n, a, b):
+        _, weight, empty, logs, _ = stages(False)(x, d, n, a, b)
+        return jax.vmap(value)(x, a, b, weight, empty, *logs)
+
+    @points.defjvp
+    def points_jvp(primals, tangents):
         x, d, n, a, b = primals
         tx, td, tn, ta, tb = tangents
-        s, weight, empty, (la, lb, y, flag), means = _stages(x, d, n, a, b, hockey=hockey,
-                                                             scores=True)
-        dla, dlb, dy = _node_tangents(s, n, a, b, y, means, td, tn, ta, tb)
-        return jax.jvp(lambda x, a, b, la, lb, y: value(x, a, b, weight, empty, la, lb, y, flag),
-                       (x, a, b, la, lb, y), (tx, ta, tb, dla, dlb, dy))
+        s, weight, empty, (la, lb, y, flag), means = stages(True)(x, d, n, a, b)
+        dla, dlb, dy = jax.vmap(_node_tangents)(s, n, a, b, y, means, td, tn, ta, tb)
+        value_at = lambda x, a, b, la, lb, y: jax.vmap(value)(x, a, b, weight, empty, la, lb, y,
+                                                              flag)
+        return jax.jvp(value_at, (x, a, b, la, lb, y), (tx, ta, tb, dla, dlb, dy))
 
-    return point
+    return points
 
 
-_renyi_one = _point(hockey=False)
-_hockey_one = _point(hockey=True)
+_renyi_points = _points(hockey=False)
+_hockey_points = _points(hockey=True)
 
 
 def _safe_point(x, d, n, a, b, hockey):
@@ -910,17 +916,17 @@ def _safe_point(x, d, n, a, b, hockey):
     return (x, d, n_f, a, b), valid, infinite
 
 
-def _vmap_in_slices(fn, *flat):
-    """``vmap(fn)`` over 1-D arrays of equal length; above ``SLICE`` points, slices of ``SLICE``
-    points run one after another (``lax.map``; the last slice padded with the first point), so
-    the temporaries are those of ``SLICE`` points whatever the length. One copy of ``fn``."""
+def _in_slices(fn, *flat):
+    """``fn`` (a function of 1-D arrays of equal length, elementwise) on ``flat``; above
+    ``SLICE`` points, on slices of ``SLICE`` points one after another (``lax.map``; the last
+    slice padded with the first point), so the temporaries are those of ``SLICE`` points
+    whatever the length. One copy of ``fn``."""
     size = flat[0].shape[0]
     if size <= SLICE:
-        return jax.vmap(fn, axis_name=POINTS_AXIS)(*flat)
+        return fn(*flat)
     slices = -(-size // SLICE)
     pad = lambda v: jnp.concatenate([v, jnp.broadcast_to(v[:1], (slices * SLICE - size,))])
-    batched = jax.vmap(fn, axis_name=POINTS_AXIS)
-    out = jax.lax.map(lambda args: batched(*args), [pad(v).reshape(slices, SLICE) for v in flat])
+    out = jax.lax.map(lambda args: fn(*args), [pad(v).reshape(slices, SLICE) for v in flat])
     return jax.tree.map(lambda o: o.reshape(-1)[:size], out)
 
 
@@ -929,16 +935,16 @@ def _release_batch(x, d, n, a, b, hockey, with_infinite):
     shape = jnp.broadcast_shapes(*map(jnp.shape, (x, d, n, a, b)))
     flat = [jnp.broadcast_to(v, shape).ravel() for v in (x, d, n, a, b)]
     (x, d, n_f, a, b), valid, infinite = _safe_point(*flat, hockey)
-    finite_one = _hockey_one if hockey else _renyi_one
-    limit_one = hockey_stick_kernel if hockey else renyi_kernel
+    finite_points = _hockey_points if hockey else _renyi_points
+    limit = jax.vmap(hockey_stick_kernel if hockey else renyi_kernel)
 
-    def one(x, d, n_f, a, b, infinite):
-        value = jnp.where(a == b, jnp.zeros_like(x), finite_one(x, d, n_f, a, b))
+    def batch(x, d, n_f, a, b, infinite):
+        value = jnp.where(a == b, jnp.zeros_like(x), finite_points(x, d, n_f, a, b))
         if with_infinite:
-            return jnp.where(infinite, limit_one(x, d, a, b), value)
+            return jnp.where(infinite, limit(x, d, a, b), value)
         return jnp.where(infinite, jnp.nan, value)
 
-    value = _vmap_in_slices(one, x, d, n_f, a, b, infinite)
+    value = _in_slices(batch, x, d, n_f, a, b, infinite)
     return jnp.where(valid, value, jnp.nan).reshape(shape)
 
 
