@@ -459,7 +459,7 @@ def test_large_calls_run_in_slices(monkeypatch):
     y = jnp.linspace(0.5, 1.5, 10)
     whole = jax.vmap(fn)(x, y)
     monkeypatch.setattr(release_k1, "SLICE", 4)  # 10 points: 3 slices, 2 padded points
-    sliced = release_k1._vmap_in_slices(fn, x, y)
+    sliced = release_k1._in_slices(jax.vmap(fn), x, y)
     assert all(s.shape == (10,) and (s == w).all() for s, w in zip(sliced, whole))
-    grad = jax.grad(lambda y: jnp.sum(release_k1._vmap_in_slices(fn, x, y)[0]))(y)
+    grad = jax.grad(lambda y: jnp.sum(release_k1._in_slices(jax.vmap(fn), x, y)[0]))(y)
     assert jnp.allclose(grad, jax.grad(lambda y: jnp.sum(jax.vmap(fn)(x, y)[0]))(y), rtol=1e-15)

@@ -67,7 +67,7 @@ from fisherrdp._src.distributions.ncx2.tails import log_cdf_sf
 from fisherrdp._src.divergences.ncx2_quadrature import log_ratio_over_delta
 from fisherrdp._src.numerics.roots import bracketed_newton
 from fisherrdp._src.numerics.windows import held_fixed
-from fisherrdp._src.special.bessel import ratio_and_log_0f1
+from fisherrdp._src.special.bessel import ratio_and_log_0f1_of_x
 
 #: Safeguarded Newton steps for the root of the log-likelihood ratio (in log r).
 ROOT_STEPS = 64
@@ -103,7 +103,7 @@ def log_likelihood_ratio(r, d, a, b):
     """
     nu = 0.5 * d - 1.0
     z = r[..., None] * jnp.stack([a, b], -1)
-    ratio, g = ratio_and_log_0f1(nu[..., None], z, 0.25 * z * z)
+    ratio, g = ratio_and_log_0f1_of_x(nu[..., None], z)
     if needs_compensation(r.dtype):
         value = _log_ratio_by_integral(r, d, a, b)
     else:

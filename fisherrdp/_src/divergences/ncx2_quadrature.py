@@ -27,7 +27,7 @@ from fisherrdp._src.numerics.quadrature import composite_gauss_legendre_on, gaus
 from fisherrdp._src.numerics.windows import held_fixed, window_search
 from fisherrdp._src.special.bessel import (
     log_ive_0f1_and_ratio,
-    ratio_and_log_0f1,
+    ratio_and_log_0f1_of_x,
     ratio_complement_large_x,
     ratio_relative_offset,
 )
@@ -58,7 +58,7 @@ _LOG2 = math.log(2.0)
 def _bessel(nu, z):
     """R_ν(z) and g(z) = log ₀F₁(; ν + 1; z²/4), by one shared core (one call site to compile);
     ν unbroadcast (one order for every node, as in ``release_k1._bessel``)."""
-    return ratio_and_log_0f1(nu, z, 0.25 * z * z)
+    return ratio_and_log_0f1_of_x(nu, z)
 
 
 def _log_shape(u, beta, d, a, b):

@@ -31,7 +31,9 @@ are evaluated at safe arguments (no NaN in values or gradients):
    x > 8, μ ≤ 42), so one logarithm suffices.
 
 Derivatives: ∂ₓ log I_ν = R_ν + ν/x (a ``custom_jvp``); ∂_ν, and every derivative of the ratio
-and of ₀F₁, differentiate the regime formulas.
+and of ₀F₁, differentiate the regime formulas, their partials computed as values and then
+multiplied by the tangents (:mod:`fisherrdp._src.numerics.partials`: reverse mode transposes
+the products only, not the core's loops).
 
 **x = +inf.** The public functions return the limits (log I = +inf, log ive = −inf, R = 1,
 log ₀F₁ = +inf) from the core evaluated at x = 1 and a ``where``; their derivatives there are
@@ -64,6 +66,7 @@ from jax.typing import ArrayLike
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import NONNEG, Domain, validated
+from fisherrdp._src.numerics.partials import jvp_by_partials, partials
 from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.debye import (
     DEBYE_MIN_ORDER,
@@ -439,7 +442,7 @@ def _log_i_and_ive_jvp(primals, tangents):
         parts = core(v)
         dlog_i = jnp.zeros_like(x)
     else:  # ∂_v has no closed form: differentiate the regime formulas themselves.
-        parts, parts_dot = jax.jvp(core, (v,), (v_dot,))
+        parts, parts_dot = jvp_by_partials(core, (v,), (v_dot,))
         dlog_i = parts_dot.log_i
     dlog_ive = dlog_i
     if not isinstance(x_dot, SymbolicZero):
@@ -481,11 +484,31 @@ def ratio_and_log_0f1(v: jax.Array, x: jax.Array, q: jax.Array) -> tuple[jax.Arr
     return parts.ratio, parts.log_0f1
 
 
-@ratio_and_log_0f1.defjvp
 def _ratio_and_log_0f1_jvp(primals, tangents):
-    # No short identity without cancellation: differentiate the regime formulas.
+    # No short identity without cancellation: differentiate the regime formulas (their
+    # partials as values: no transposed loops in reverse mode).
     core = lambda *args: bessel_core(*args)[2:]
-    return jax.jvp(core, primals, tangents)
+    return jvp_by_partials(core, primals, tangents)
+
+
+ratio_and_log_0f1.defjvp(_ratio_and_log_0f1_jvp, symbolic_zeros=True)
+
+
+@jax.custom_jvp
+def ratio_and_log_0f1_of_x(v: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """:func:`ratio_and_log_0f1` at q = x²/4: R_v(x) and log ₀F₁(; v + 1; x²/4). Its tangent
+    rule takes the partials along v and x (two directions, one where v is held fixed), where
+    the three-argument form takes one along q too."""
+    parts = bessel_core(v, x, 0.25 * x * x)
+    return parts.ratio, parts.log_0f1
+
+
+def _ratio_and_log_0f1_of_x_jvp(primals, tangents):
+    core = lambda v, x: bessel_core(v, x, 0.25 * x * x)[2:]
+    return jvp_by_partials(core, primals, tangents)
+
+
+ratio_and_log_0f1_of_x.defjvp(_ratio_and_log_0f1_of_x_jvp, symbolic_zeros=True)
 
 
 @jax.custom_jvp
@@ -504,17 +527,18 @@ def log_ive_and_0f1(v: jax.Array, x: jax.Array, q: jax.Array, use_0f1: jax.Array
     return parts.log_ive, parts.log_0f1
 
 
-@log_ive_and_0f1.defjvp
 def _log_ive_and_0f1_jvp(primals, tangents):
     v, x, q, use_0f1 = primals
     v_dot, x_dot, q_dot, _ = tangents
-    zero = jnp.zeros_like(x)
-    parts, parts_dot = jax.jvp(
-        bessel_core, (v, x, q),
-        (v_dot, jnp.where(use_0f1, x_dot, zero), jnp.where(use_0f1, q_dot, zero)),
-    )
-    slope = _log_ive_slope_unless(use_0f1, v, x, parts.ratio)
-    return (parts.log_ive, parts.log_0f1), (parts_dot.log_ive + slope * x_dot, parts_dot.log_0f1)
+    parts, parts_dot = jvp_by_partials(bessel_core, (v, x, q), (v_dot, x_dot, q_dot),
+                                       masks=(None, use_0f1, use_0f1))
+    dlog_ive = parts_dot.log_ive
+    if not isinstance(x_dot, SymbolicZero):
+        dlog_ive = dlog_ive + _log_ive_slope_unless(use_0f1, v, x, parts.ratio) * x_dot
+    return (parts.log_ive, parts.log_0f1), (dlog_ive, parts_dot.log_0f1)
+
+
+log_ive_and_0f1.defjvp(_log_ive_and_0f1_jvp, symbolic_zeros=True)
 
 
 @jax.custom_jvp
@@ -531,20 +555,26 @@ def log_ive_0f1_and_ratio(v: jax.Array, x: jax.Array, use_0f1: jax.Array):
     return parts.log_ive, parts.log_0f1, parts.ratio
 
 
-@log_ive_0f1_and_ratio.defjvp
 def _log_ive_0f1_and_ratio_jvp(primals, tangents):
     v, x, use_0f1 = primals
-    v_dot, x_dot, _ = tangents
+    dots = tangents[:2]
+    live = tuple(i for i, t in enumerate(dots) if not isinstance(t, SymbolicZero))
+    core = lambda v, x: bessel_core(v, x, 0.25 * x * x)
+    if not live:
+        parts = core(v, x)
+        zero = jnp.zeros_like(parts.log_ive)
+        return (parts.log_ive, parts.log_0f1, parts.ratio), (zero, zero, zero)
+    parts, by_argument = partials(core, (v, x), live)
+    along = dict(zip(live, by_argument))
+    dlog_0f1 = sum(along[i].log_0f1 * dots[i] for i in live)
+    dratio = sum(along[i].ratio * dots[i] for i in live)
+    dlog_ive = along[0].log_ive * dots[0] if 0 in along else jnp.zeros_like(parts.log_ive)
+    if 1 in along:
+        dlog_ive = dlog_ive + _log_ive_slope_unless(use_0f1, v, x, parts.ratio) * dots[1]
+    return (parts.log_ive, parts.log_0f1, parts.ratio), (dlog_ive, dlog_0f1, dratio)
 
-    def along(tv, tx):
-        return jax.jvp(bessel_core, (v, x, 0.25 * x * x), (tv, tx, 0.5 * x * tx))
 
-    parts, dots = jax.vmap(along, out_axes=(None, 0))(
-        jnp.stack([v_dot, jnp.zeros_like(v_dot)]), jnp.stack([jnp.zeros_like(x), x_dot]))
-    in_v, in_x = (jax.tree.map(lambda a, i=i: a[i], dots) for i in (0, 1))
-    slope = _log_ive_slope_unless(use_0f1, v, x, parts.ratio)
-    return (parts.log_ive, parts.log_0f1, parts.ratio), (
-        in_v.log_ive + slope * x_dot, in_v.log_0f1 + in_x.log_0f1, in_v.ratio + in_x.ratio)
+log_ive_0f1_and_ratio.defjvp(_log_ive_0f1_and_ratio_jvp, symbolic_zeros=True)
 
 
 @jax.jit

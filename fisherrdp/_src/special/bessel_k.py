@@ -87,6 +87,7 @@ from jax.typing import ArrayLike
 from fisherrdp._src.core.config import as_float_arrays
 from fisherrdp._src.core.engine import map_bucketed
 from fisherrdp._src.core.validation import NONNEG, validated
+from fisherrdp._src.numerics.partials import jvp_by_partials
 from fisherrdp._src.numerics.polynomials import horner
 from fisherrdp._src.special.bessel import nu_eta_near_turning_point
 from fisherrdp._src.special.debye import U_EVEN, W_EVEN
@@ -382,7 +383,8 @@ def _log_k_and_kve_jvp(primals, tangents):
         parts = bessel_k_parts(v, x)
         dlog_k = jnp.zeros_like(x)
     else:  # ∂_ν has no closed form: differentiate the regime formulas themselves.
-        parts, parts_dot = jax.jvp(lambda order: bessel_k_parts(order, x), (v,), (v_dot,))
+        parts, parts_dot = jvp_by_partials(lambda order: bessel_k_parts(order, x), (v,),
+                                           (v_dot,))
         dlog_k = parts_dot.log_k
     dlog_kve = dlog_k
     if not isinstance(x_dot, SymbolicZero):  # ∂ₓ log(K_ν e^x) = −e_ν(x)/x
