@@ -11,7 +11,11 @@ random (α or ε, d, a, b) points, with ``n_syn`` drawn log-uniformly over [1, 1
    function, point by point on the first ``--grad-points`` points, against the same jitted
    scalar function's forward time (the first call of each, compilation included, is reported
    too: it is what a user waits for in a fresh process without a compilation cache).
-3. *Memory*: XLA's temporary buffers (``memory_analysis().temp_size_in_bytes``) of the compiled
+3. *Batched derivatives*: ``jax.jit(jax.vmap(jax.grad(f, argnums=all)))`` of each public
+   function, finite and infinite, on all ``--points`` points (a scan's or a user's batch of
+   gradients: n_syn is traced, so the n_syn = inf branch is in the finite release's program),
+   the median of ``--runs`` calls after one that compiles, in points per second.
+4. *Memory*: XLA's temporary buffers (``memory_analysis().temp_size_in_bytes``) of the compiled
    forward program for one chunk of points (``jit(vmap(f))`` over ``--points`` points) divided
    by the points; of one call of ``jit(f)`` on arrays of ``--memory-points`` points (what a
    scan's chunk or a user's jitted call compiles: n_syn is traced there, so the n_syn = inf
@@ -141,6 +145,15 @@ def run(
         })
         say(f"{name:13s} reverse: {t_grad:.3f} s/point against {t_value:.3f} s/point forward "
             f"({t_grad / t_value:.2f}x; first calls {first_value:.1f} s and {first_grad:.1f} s)")
+
+        for label, fn, args in (("infinite", infinite, (x, p["d"], p["a"], p["b"])),
+                                ("finite", finite, (x, p["d"], p["n_syn"], p["a"], p["b"]))):
+            batched = jax.jit(jax.vmap(jax.grad(fn, argnums=tuple(range(len(args))))))
+            _, t_batched = _forward(batched, args, runs)
+            row[f"{label}_vmap_grad_points_per_s"] = points / t_batched
+        say(f"{name:13s} jax.vmap(jax.grad): n_syn = inf "
+            f"{row['infinite_vmap_grad_points_per_s']:8.1f} points/s, finite "
+            f"{row['finite_vmap_grad_points_per_s']:8.1f} points/s")
 
         batch = tuple(jnp.asarray(v) for v in (x, p["d"], p["n_syn"], p["a"], p["b"]))
         fwd_mem = jax.jit(jax.vmap(scalar)).lower(*batch).compile().memory_analysis()
