@@ -33,7 +33,8 @@ are evaluated at safe arguments (no NaN in values or gradients):
 Derivatives: ∂ₓ log I_ν = R_ν + ν/x (a ``custom_jvp``); ∂_ν, and every derivative of the ratio
 and of ₀F₁, differentiate the regime formulas, their partials computed as values and then
 multiplied by the tangents (:mod:`fisherrdp._src.numerics.partials`: reverse mode transposes
-the products only, not the core's loops).
+the products only, not the core's loops), except in :func:`log_ive_and_0f1` (the χ² density's
+one evaluation a point: along the tangents, measured faster there).
 
 **x = +inf.** The public functions return the limits (log I = +inf, log ive = −inf, R = 1,
 log ₀F₁ = +inf) from the core evaluated at x = 1 and a ``where``; their derivatives there are
