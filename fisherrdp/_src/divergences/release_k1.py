@@ -162,6 +162,7 @@ from fisherrdp._src.special.bessel_k import (
     KParts,
     bessel_k_parts,
     small_order_parts,
+    uses_debye,
 )
 
 __all__ = ["hockey_stick_release_k1", "renyi_release_k1"]
@@ -376,8 +377,8 @@ def _log_term(P, Q, s, parts):
     radius = jnp.where(big, nu, x) * jnp.sqrt(
         1.0 + (jnp.where(big, x, nu) / jnp.where(big, nu, x)) ** 2)
     kappa = gap / (2.0 * (radius + P + Q))  # the saddle point: e^u = P + κ, e^v = Q + κ
-    # Debye's sum is the K core's (the same criterion: where it is 0).
-    debye = nu * nu + x * x >= DEBYE_MIN_RADIUS**2
+    # Debye's sum is the K core's (its criterion: the sum is 0 elsewhere).
+    debye = uses_debye(nu, x)
     rs = jnp.where(debye, radius, 2.0 * DEBYE_MIN_RADIUS)
 
     def deviance(p, other):

@@ -93,7 +93,7 @@ from fisherrdp._src.special.bessel import nu_eta_near_turning_point
 from fisherrdp._src.special.debye import U_EVEN, W_EVEN
 
 __all__ = ["KParts", "bessel_k_core", "bessel_k_parts", "log_bessel_k", "log_bessel_kve",
-           "small_order_parts", "terms"]
+           "small_order_parts", "terms", "uses_debye"]
 
 #: R = √(ν² + x²) from which Debye's expansion is used.
 DEBYE_MIN_RADIUS = 32.0
@@ -332,6 +332,12 @@ def small_order_parts(v: jax.Array, x: jax.Array) -> KParts:
     return _small_orders(v, x, terms(x.dtype))
 
 
+def uses_debye(v: jax.Array, x: jax.Array) -> jax.Array:
+    """Where :func:`bessel_k_parts` takes Debye's expansion: R = √(ν² + x²) ≥
+    ``DEBYE_MIN_RADIUS`` (an overflow of ν² + x² to inf is on the right side)."""
+    return v * v + x * x >= DEBYE_MIN_RADIUS**2
+
+
 def bessel_k_parts(
     v: jax.Array, x: jax.Array, *, small_orders: Callable | None = None
 ) -> KParts:
@@ -344,7 +350,7 @@ def bessel_k_parts(
     the caller's way (the finite release: on the elements that need it only); its values
     elsewhere are not used. By default it runs on every element, at safe arguments where not
     needed (the double ``where``)."""
-    use_debye = v * v + x * x >= DEBYE_MIN_RADIUS**2  # an overflow to inf is on the right side
+    use_debye = uses_debye(v, x)
     # 1. Debye (safe arguments where not used: ν = 0, x = 2·32).
     debye = _debye(
         jnp.where(use_debye, v, 0.0), jnp.where(use_debye, x, 2.0 * DEBYE_MIN_RADIUS),
